@@ -1,0 +1,498 @@
+/* Grid notation (parse, format), the givens check, verification. */
+#include "config.h"
+
+#include "grid.h"
+#include "grid_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void notation_default(struct notation *nt, int side)
+{
+	nt->style = side <= GRID_MAX_CHAR_SIDE ? NOTATION_CHARS : NOTATION_NUMBERS;
+	nt->blank = '.';
+	nt->lower = false;
+	nt->minus_one = false;
+}
+
+void grid_init(struct grid *g, int box)
+{
+	g->box = box;
+	g->side = box * box;
+	g->cells = g->side * g->side;
+	memset(g->cell, 0, (size_t)g->cells);
+}
+
+int grid_box_for_side(int side)
+{
+	for (int n = GRID_MIN_BOX; n <= GRID_MAX_BOX; n++)
+		if (n * n == side)
+			return n;
+	return 0;
+}
+
+int grid_box_for_cells(long cells)
+{
+	for (long n = GRID_MIN_BOX; n <= GRID_MAX_BOX; n++)
+		if (n * n * n * n == cells)
+			return (int)n;
+	return 0;
+}
+
+int grid_count_blanks(const struct grid *g)
+{
+	int blanks = 0;
+	for (int i = 0; i < g->cells; i++)
+		blanks += g->cell[i] == 0;
+	return blanks;
+}
+
+/* The cell count nearest to n among the sizes we take, for messages like
+ * "80 cells, expected 81". */
+long grid_nearest_cells(long n)
+{
+	long best = 16;
+	for (long b = GRID_MIN_BOX; b <= GRID_MAX_BOX; b++) {
+		long c = b * b * b * b;
+		if (labs(c - n) < labs(best - n))
+			best = c;
+	}
+	return best;
+}
+
+static bool is_blank_char(int c)
+{
+	return c == '.' || c == '0' || c == '_' || c == '-';
+}
+
+/* Value of a character in the 1-9A-Z alphabet, 0 for none. */
+static int char_value(int c)
+{
+	if (c >= '1' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 10;
+	return 0;
+}
+
+static int hex_value(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0' + 1;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 11;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 11;
+	return 0;
+}
+
+static char value_char(int v, const struct notation *nt)
+{
+	if (nt->style == NOTATION_HEX) {
+		int d = v - 1;
+		return (char)(d < 10 ? '0' + d : (nt->lower ? 'a' : 'A') + d - 10);
+	}
+	if (v <= 9)
+		return (char)('0' + v);
+	return (char)((nt->lower ? 'a' : 'A') + v - 10);
+}
+
+/* The largest value written as a character, for out-of-range messages. */
+static char max_char(int side, const struct notation *nt)
+{
+	return value_char(side, nt);
+}
+
+/* Decides between the 1-9A-Z alphabet and the 16x16 hex style (0-F are the
+ * values 1-16) for a 16x16 grid of characters. Never hex when a 'G' (value
+ * 16 in the letter alphabet) appears. Hex when a '0' appears beside another
+ * blank ('.', '_', '-'), or when there are no other blanks and each of 0-F
+ * appears 16 times (a full hex grid, i.e. a solution). Otherwise '0' is a
+ * blank. A grid with neither '0' nor 'G' could be either; it reads as
+ * letters, the notation of every other size. */
+static bool looks_hex(const char *s, size_t n)
+{
+	bool other_blank = false;
+	int count[16] = {0};
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (c == 'G' || c == 'g')
+			return false;
+		if (is_blank_char(c) && c != '0')
+			other_blank = true;
+		else if (hex_value(c))
+			count[hex_value(c) - 1]++;
+	}
+	if (!count[0])
+		return false;
+	if (other_blank)
+		return true;
+	for (int v = 0; v < 16; v++)
+		if (count[v] != 16)
+			return false;
+	return true;
+}
+
+/* Parses n cell characters (no separators) for box size box. Shared with
+ * the block-grid reader, which collects the cells of all rows first. */
+int grid_parse_cells(const char *s, size_t n, int box, struct grid *g, struct notation *nt,
+		     char *err, size_t errsz)
+{
+	grid_init(g, box);
+	if ((size_t)g->cells != n) {
+		snprintf(err, errsz, "%zu cells, expected %d", n, g->cells);
+		return -1;
+	}
+	nt->style = NOTATION_CHARS;
+	nt->blank = 0;
+	nt->lower = false;
+	nt->minus_one = false;
+	if (g->side > GRID_MAX_CHAR_SIDE) {
+		snprintf(err, errsz, "a %dx%d grid must be written as numbers", g->side, g->side);
+		return -1;
+	}
+	bool hex = g->side == 16 && looks_hex(s, n);
+	if (hex)
+		nt->style = NOTATION_HEX;
+	bool seen_upper = false, seen_lower = false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		int row = (int)i / g->side + 1, col = (int)i % g->side + 1;
+		int v;
+		if (hex ? (c == '.' || c == '_' || c == '-') : is_blank_char(c)) {
+			if (!nt->blank)
+				nt->blank = (char)c;
+			continue;
+		}
+		v = hex ? hex_value(c) : char_value(c);
+		if (c >= 'a' && c <= 'z')
+			seen_lower = true;
+		else if (c >= 'A' && c <= 'Z')
+			seen_upper = true;
+		if (v == 0) {
+			if (c >= 0x21 && c < 0x7f)
+				snprintf(err, errsz, "illegal character '%c' at row %d, column %d", c, row, col);
+			else
+				snprintf(err, errsz, "illegal byte 0x%02x at row %d, column %d", c, row, col);
+			return -1;
+		}
+		if (v > g->side) {
+			snprintf(err, errsz, "'%c' at row %d, column %d is out of range for %dx%d (1-%c)",
+				 c, row, col, g->side, g->side, max_char(g->side, nt));
+			return -1;
+		}
+		g->cell[i] = (uint8_t)v;
+	}
+	nt->lower = seen_lower && !seen_upper;
+	if (!nt->blank)
+		nt->blank = '.';
+	return 0;
+}
+
+/* Reads an integer token; returns the end, or NULL if s does not start with
+ * one. Values are clamped well outside any grid so overflow can't happen. */
+static const char *read_int(const char *s, const char *end, long *out)
+{
+	bool neg = false;
+	long v = 0;
+	const char *p = s;
+	if (p < end && (*p == '-' || *p == '+'))
+		neg = *p++ == '-';
+	if (p == end || *p < '0' || *p > '9')
+		return NULL;
+	while (p < end && *p >= '0' && *p <= '9') {
+		if (v < 100000)
+			v = v * 10 + (*p - '0');
+		p++;
+	}
+	*out = neg ? -v : v;
+	return p;
+}
+
+static bool is_space(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+/* True when the text is made only of integers separated by blanks or commas. */
+bool grid_all_numbers(const char *s, const char *end, long *count)
+{
+	long k = 0;
+	const char *p = s;
+	while (p < end) {
+		while (p < end && (is_space(*p) || *p == ','))
+			p++;
+		if (p == end)
+			break;
+		long v;
+		const char *q = read_int(p, end, &v);
+		if (!q || (q < end && !is_space(*q) && *q != ','))
+			return false;
+		k++;
+		p = q;
+	}
+	*count = k;
+	return k > 0;
+}
+
+/* Parses whitespace- or comma-separated numbers, row-major, for box size box
+ * (already known to match the count). 0 or -1 is a blank. */
+int grid_parse_numbers(const char *s, size_t n, int box, struct grid *g, struct notation *nt,
+		       char *err, size_t errsz)
+{
+	const char *p = s, *end = s + n;
+	int i = 0;
+	grid_init(g, box);
+	nt->style = NOTATION_NUMBERS;
+	nt->blank = '.';
+	nt->lower = false;
+	nt->minus_one = false;
+	while (p < end) {
+		while (p < end && (is_space(*p) || *p == ','))
+			p++;
+		if (p == end)
+			break;
+		long v;
+		const char *q = read_int(p, end, &v);
+		if (!q) {
+			snprintf(err, errsz, "not a number at cell %d", i + 1);
+			return -1;
+		}
+		if (i >= g->cells) {
+			snprintf(err, errsz, "more than %d numbers", g->cells);
+			return -1;
+		}
+		if (v == -1) {
+			nt->minus_one = true;
+			v = 0;
+		}
+		if (v < 0 || v > g->side) {
+			snprintf(err, errsz, "%ld at row %d, column %d is out of range for %dx%d (0-%d)",
+				 v, i / g->side + 1, i % g->side + 1, g->side, g->side, g->side);
+			return -1;
+		}
+		g->cell[i++] = (uint8_t)v;
+		p = q;
+	}
+	if (i != g->cells) {
+		snprintf(err, errsz, "%d numbers, expected %d", i, g->cells);
+		return -1;
+	}
+	return 0;
+}
+
+int grid_parse(const char *text, size_t len, struct grid *g, struct notation *nt, char *err,
+	       size_t errsz)
+{
+	const char *s = text, *end = text + len;
+	while (s < end && is_space(*s))
+		s++;
+	while (end > s && is_space(end[-1]))
+		end--;
+	size_t n = (size_t)(end - s);
+	if (n == 0) {
+		snprintf(err, errsz, "empty puzzle");
+		return -1;
+	}
+	/* Numbers: any blank or comma between tokens means numbers (a line of
+	 * characters has no separators). */
+	bool separated = memchr(s, ',', n) || memchr(s, ' ', n) || memchr(s, '\t', n);
+	if (separated) {
+		long count;
+		if (!grid_all_numbers(s, end, &count)) {
+			snprintf(err, errsz, "a puzzle of numbers must hold only numbers");
+			return -1;
+		}
+		int box = grid_box_for_cells(count);
+		if (!box) {
+			snprintf(err, errsz, "%ld numbers, expected %ld", count, grid_nearest_cells(count));
+			return -1;
+		}
+		return grid_parse_numbers(s, n, box, g, nt, err, errsz);
+	}
+	int box = grid_box_for_cells((long)n);
+	if (!box) {
+		snprintf(err, errsz, "%zu cells, expected %ld", n, grid_nearest_cells((long)n));
+		return -1;
+	}
+	return grid_parse_cells(s, n, box, g, nt, err, errsz);
+}
+
+static const char *unit_name[] = {"row", "column", "box"};
+
+/* The row and column of the k-th cell of unit u of a kind (0 rows, 1
+ * columns, 2 boxes). */
+static void unit_cell(const struct grid *g, int kind, int u, int k, int *r, int *c)
+{
+	if (kind == 0) {
+		*r = u, *c = k;
+	} else if (kind == 1) {
+		*r = k, *c = u;
+	} else {
+		*r = (u / g->box) * g->box + k / g->box;
+		*c = (u % g->box) * g->box + k % g->box;
+	}
+}
+
+/* Names the first repeated value of a unit known to have one. */
+static void describe_clash(const struct grid *g, int kind, int u, char *err, size_t errsz)
+{
+	int first[GRID_MAX_SIDE + 1];
+	memset(first, -1, sizeof first);
+	for (int k = 0; k < g->side; k++) {
+		int r, c;
+		unit_cell(g, kind, u, k, &r, &c);
+		int v = g->cell[r * g->side + c];
+		if (!v)
+			continue;
+		if (first[v] >= 0) {
+			int r0, c0;
+			unit_cell(g, kind, u, first[v], &r0, &c0);
+			snprintf(err, errsz, "value %d twice in %s %d (row %d column %d, row %d column %d)", v,
+				 unit_name[kind], u + 1, r0 + 1, c0 + 1, r + 1, c + 1);
+			return;
+		}
+		first[v] = k;
+	}
+}
+
+int grid_check_givens(const struct grid *g, char *err, size_t errsz)
+{
+	/* one pass with a bitset per unit; the slow pass only to name a clash */
+	uint64_t rows[GRID_MAX_SIDE] = {0}, cols[GRID_MAX_SIDE] = {0}, boxes[GRID_MAX_SIDE] = {0};
+	int bad_kind = -1, bad_unit = 0;
+	for (int r = 0; r < g->side && bad_kind < 0; r++) {
+		for (int c = 0; c < g->side; c++) {
+			int v = g->cell[r * g->side + c];
+			if (!v)
+				continue;
+			uint64_t bit = 1ULL << (v - 1);
+			int b = grid_box_index(g, r, c);
+			if (rows[r] & bit)
+				bad_kind = 0, bad_unit = r;
+			else if (cols[c] & bit)
+				bad_kind = 1, bad_unit = c;
+			else if (boxes[b] & bit)
+				bad_kind = 2, bad_unit = b;
+			if (bad_kind >= 0)
+				break;
+			rows[r] |= bit;
+			cols[c] |= bit;
+			boxes[b] |= bit;
+		}
+	}
+	if (bad_kind < 0)
+		return 0;
+	describe_clash(g, bad_kind, bad_unit, err, errsz);
+	return -1;
+}
+
+size_t grid_format_max(int side)
+{
+	/* numbers: up to 2 digits (or "-1") and a separator per cell */
+	return (size_t)side * (size_t)side * 3 + 1;
+}
+
+int grid_format(const struct grid *g, const struct notation *nt, char *buf, size_t bufsz)
+{
+	size_t pos = 0;
+	if (nt->style == NOTATION_NUMBERS || g->side > GRID_MAX_CHAR_SIDE) {
+		for (int i = 0; i < g->cells; i++) {
+			char tmp[8];
+			int v = g->cell[i];
+			int k = snprintf(tmp, sizeof tmp, "%s%d", i ? " " : "",
+					 v == 0 && nt->style == NOTATION_NUMBERS && nt->minus_one ? -1 : v);
+			if (pos + (size_t)k + 1 > bufsz)
+				return -1;
+			memcpy(buf + pos, tmp, (size_t)k);
+			pos += (size_t)k;
+		}
+	} else {
+		if ((size_t)g->cells + 1 > bufsz)
+			return -1;
+		for (int i = 0; i < g->cells; i++)
+			buf[pos++] = g->cell[i] ? value_char(g->cell[i], nt) : nt->blank;
+	}
+	buf[pos] = '\0';
+	return (int)pos;
+}
+
+size_t grid_format_pretty_max(int side)
+{
+	/* each cell: up to 2 digits and a blank; plus box bars; rows plus box rules */
+	size_t width = (size_t)side * 3 + (size_t)side + 4;
+	return width * ((size_t)side * 2 + 2) + 1;
+}
+
+int grid_format_pretty(const struct grid *g, const struct notation *nt, char *buf, size_t bufsz)
+{
+	size_t pos = 0;
+	int w = g->side > GRID_MAX_CHAR_SIDE || nt->style == NOTATION_NUMBERS ? (g->side >= 10 ? 2 : 1) : 1;
+	bool numbers = nt->style == NOTATION_NUMBERS || g->side > GRID_MAX_CHAR_SIDE;
+#define PUT(...)                                                                 \
+	do {                                                                     \
+		int k_ = snprintf(buf + pos, pos < bufsz ? bufsz - pos : 0, __VA_ARGS__); \
+		if (k_ < 0 || pos + (size_t)k_ >= bufsz)                        \
+			return -1;                                               \
+		pos += (size_t)k_;                                               \
+	} while (0)
+	for (int r = 0; r <= g->side; r++) {
+		if (r % g->box == 0) {
+			for (int b = 0; b < g->box; b++) {
+				PUT("+");
+				for (int k = 0; k < g->box * (w + 1) + 1; k++)
+					PUT("-");
+			}
+			PUT("+\n");
+		}
+		if (r == g->side)
+			break;
+		for (int c = 0; c < g->side; c++) {
+			if (c % g->box == 0)
+				PUT("%s", c ? " |" : "|");
+			int v = g->cell[r * g->side + c];
+			if (numbers)
+				PUT(" %*d", w, v);
+			else
+				PUT(" %c", v ? value_char(v, nt) : nt->blank);
+		}
+		PUT(" |\n");
+	}
+#undef PUT
+	return (int)pos;
+}
+
+bool grid_verify(const struct grid *puzzle, const struct grid *solution, char *why, size_t whysz)
+{
+	char dummy[GRID_ERR_MAX];
+	if (!why) {
+		why = dummy;
+		whysz = sizeof dummy;
+	}
+	if (solution->box != puzzle->box) {
+		snprintf(why, whysz, "a %dx%d answer to a %dx%d puzzle", solution->side, solution->side,
+			 puzzle->side, puzzle->side);
+		return false;
+	}
+	for (int i = 0; i < puzzle->cells; i++) {
+		int v = solution->cell[i];
+		if (v < 1 || v > puzzle->side) {
+			snprintf(why, whysz, "row %d, column %d is not filled", i / puzzle->side + 1,
+				 i % puzzle->side + 1);
+			return false;
+		}
+		if (puzzle->cell[i] && puzzle->cell[i] != v) {
+			snprintf(why, whysz, "row %d, column %d changes the given %d to %d",
+				 i / puzzle->side + 1, i % puzzle->side + 1, puzzle->cell[i], v);
+			return false;
+		}
+	}
+	/* A full grid whose rows, columns and boxes hold no value twice is a
+	 * solution: each unit has N cells and N distinct values. */
+	if (grid_check_givens(solution, why, whysz) < 0)
+		return false;
+	return true;
+}

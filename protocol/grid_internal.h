@@ -1,0 +1,22 @@
+/* Pieces of grid.c that the multi-line reader (puzzle_stream.c) shares. */
+#ifndef SUDOKU_GRID_INTERNAL_H
+#define SUDOKU_GRID_INTERNAL_H
+
+#include "grid.h"
+
+/* Parses exactly box^4 cell characters, no separators. */
+int grid_parse_cells(const char *s, size_t n, int box, struct grid *g, struct notation *nt,
+		     char *err, size_t errsz);
+
+/* Parses box^4 numbers separated by blanks or commas; 0 or -1 is a blank. */
+int grid_parse_numbers(const char *s, size_t n, int box, struct grid *g, struct notation *nt,
+		       char *err, size_t errsz);
+
+/* Counts the numbers of a line made only of integers separated by blanks or
+ * commas; false when anything else is there. */
+bool grid_all_numbers(const char *s, const char *end, long *count);
+
+/* The cell count of a size we take nearest to n, for "expected 81". */
+long grid_nearest_cells(long n);
+
+#endif

@@ -1,0 +1,93 @@
+# Shared by the bats suites: libraries, test data, leak checks.
+# shellcheck shell=bash
+
+bats_load_library bats-support
+bats_load_library bats-assert
+
+: "${top_srcdir:=$(cd "$BATS_TEST_DIRNAME/.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+DATA="$top_srcdir/tests/data"
+VERIFY="$top_builddir/tests/verify-answers"
+
+# Every process a test starts carries this tag in its environment, so that
+# teardown can find whatever is left of it (and only of it: suites may run
+# in parallel).
+leak_setup() {
+	export SRACE_TEST_TAG="t$$.$BATS_TEST_NUMBER.$RANDOM"
+}
+
+# Lists leftover processes of this test (our programs and the fakes).
+leftovers() {
+	local pid comm
+	for pid in $(grep -l -a -s "SRACE_TEST_TAG=$SRACE_TEST_TAG" /proc/[0-9]*/environ 2>/dev/null |
+		cut -d/ -f3); do
+		[ "$pid" = "$$" ] && continue
+		comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+		case $comm in
+		sudoku-* | fake-* | lt-sudoku-*) echo "$pid $comm" ;;
+		esac
+	done
+}
+
+# Fails when a program or worker of this test is still running 2 s later.
+assert_no_leftovers() {
+	local left i
+	for i in $(seq 1 40); do
+		left=$(leftovers)
+		[ -z "$left" ] && return 0
+		sleep 0.05
+	done
+	echo "left running: $left" >&2
+	# do not leak into the next test either
+	for p in $(echo "$left" | cut -d' ' -f1); do kill -9 "$p" 2>/dev/null || true; done
+	return 1
+}
+
+# verify PUZZLES ANSWERS: checks answers with the project's own verification.
+verify() {
+	"$VERIFY" "$1" "$2"
+}
+
+# A protocol session: starts "$@" as a coprocess W.
+# send LINE... writes lines; expect_line REGEX [TIMEOUT] reads until a line
+# matches (other lines are kept in $seen), failing after TIMEOUT seconds.
+start_session() {
+	coproc W { exec "$@" 2>"$BATS_TEST_TMPDIR/stderr"; }
+	W_PID=$W_PID
+	W_IN=${W[1]}
+	W_OUT=${W[0]}
+}
+
+send() {
+	local l
+	for l in "$@"; do printf '%s\n' "$l" >&"$W_IN"; done
+}
+
+# expect_line REGEX [SECONDS]: the next line matching REGEX, in $line.
+expect_line() {
+	local re=$1 t=${2:-10} deadline
+	deadline=$((SECONDS + t))
+	seen=()
+	while [ $SECONDS -le $deadline ]; do
+		if IFS= read -r -t 1 line <&"$W_OUT"; then
+			if [[ $line =~ $re ]]; then
+				return 0
+			fi
+			seen+=("$line")
+		elif [ $? -le 128 ]; then
+			echo "end of output while waiting for /$re/; seen: ${seen[*]}" >&2
+			return 1
+		fi
+	done
+	echo "no line matching /$re/ within $t s; seen: ${seen[*]}" >&2
+	return 1
+}
+
+end_session() {
+	if [ -n "${W_PID:-}" ]; then
+		exec {W_IN}>&- 2>/dev/null || true
+		kill "$W_PID" 2>/dev/null || true
+		wait "$W_PID" 2>/dev/null || true
+		W_PID=
+	fi
+}

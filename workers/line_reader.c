@@ -1,0 +1,88 @@
+#include "config.h"
+
+#include "line_reader.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int line_reader_init(struct line_reader *lr, int fd, size_t max)
+{
+	memset(lr, 0, sizeof *lr);
+	lr->fd = fd;
+	lr->max = max;
+	lr->buf = malloc(max + 2);
+	return lr->buf ? 0 : -1;
+}
+
+void line_reader_free(struct line_reader *lr)
+{
+	free(lr->buf);
+	lr->buf = NULL;
+}
+
+bool line_reader_buffered(const struct line_reader *lr)
+{
+	return lr->eof || memchr(lr->buf + lr->start, '\n', lr->end - lr->start) != NULL;
+}
+
+enum line_status line_reader_next(struct line_reader *lr, char **line, size_t *len)
+{
+	for (;;) {
+		char *nl = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+		if (nl) {
+			char *s = lr->buf + lr->start;
+			size_t n = (size_t)(nl - s);
+			lr->start += n + 1;
+			lr->lineno++;
+			if (lr->skipping) {
+				lr->skipping = false;
+				return LINE_OVERLONG;
+			}
+			*nl = '\0';
+			*line = s;
+			*len = n;
+			return LINE_OK;
+		}
+		if (lr->eof) {
+			if (lr->start == lr->end && !lr->skipping)
+				return LINE_EOF;
+			/* a last line without LF */
+			lr->lineno++;
+			if (lr->skipping) {
+				lr->skipping = false;
+				lr->start = lr->end;
+				return LINE_OVERLONG;
+			}
+			*line = lr->buf + lr->start;
+			*len = lr->end - lr->start;
+			lr->buf[lr->end] = '\0';
+			lr->start = lr->end;
+			return LINE_OK;
+		}
+		if (lr->skipping) {
+			/* inside an over-long line: nothing before its LF is kept */
+			lr->start = lr->end = 0;
+		} else if (lr->start > 0) {
+			/* make room: move the partial line to the front */
+			memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+			lr->end -= lr->start;
+			lr->start = 0;
+		}
+		if (lr->end > lr->max) {
+			/* no LF within the limit: drop what we have and skip to the LF */
+			lr->skipping = true;
+			lr->start = lr->end = 0;
+		}
+		ssize_t k = read(lr->fd, lr->buf + lr->end, lr->max + 1 - lr->end);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return LINE_ERROR;
+		}
+		if (k == 0)
+			lr->eof = true;
+		lr->end += (size_t)k;
+	}
+}

@@ -1,0 +1,33 @@
+/* Reading lines from a file descriptor with a bounded buffer: a line longer
+ * than the limit is skipped up to its LF and reported, never kept. */
+#ifndef SUDOKU_LINE_READER_H
+#define SUDOKU_LINE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct line_reader {
+	int fd;
+	size_t max;        /* longest line kept, LF excluded */
+	char *buf;         /* max + 1 bytes, plus room for a NUL */
+	size_t start, end; /* unread bytes are buf[start, end) */
+	bool eof;
+	bool skipping;     /* inside an over-long line */
+	long lineno;       /* number of the line last returned */
+};
+
+enum line_status {
+	LINE_OK,       /* *line, *len: the line without its LF, NUL-terminated */
+	LINE_OVERLONG, /* a line over the limit was skipped */
+	LINE_EOF,
+	LINE_ERROR,    /* errno says why */
+};
+
+int line_reader_init(struct line_reader *lr, int fd, size_t max);
+void line_reader_free(struct line_reader *lr);
+/* Blocks until a whole line is in. The line stays valid until the next call. */
+enum line_status line_reader_next(struct line_reader *lr, char **line, size_t *len);
+/* True when a line can be returned without blocking on read(). */
+bool line_reader_buffered(const struct line_reader *lr);
+
+#endif

@@ -1,0 +1,67 @@
+/* Constraint propagation for any box size (2..8), as in Lloyd & Amos,
+ * "Solving Sudoku with Ant Colony Optimisation", section 3.1 (seeds/
+ * ant-colony-bve.txt): each cell keeps its value set as a bitset; when a
+ * cell's value is fixed,
+ *   rule 1: the value is removed from the value sets of its peers, and
+ *   rule 2: a value with one possible place left in a unit is fixed there,
+ * repeated until nothing changes. sudoku-cp searches on top of it (the
+ * paper's "BS"), and sudoku-acs uses the same code for its ants, as the
+ * paper's two solvers do. */
+#ifndef SUDOKU_PROPAGATE_H
+#define SUDOKU_PROPAGATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "protocol/grid.h"
+
+struct cp_board {
+	int box, side, cells;
+	int fixed;      /* cells whose value is fixed */
+	bool failed;    /* some cell's value set became empty */
+	bool tolerant;  /* go on past contradictions (see cp_assign) */
+	uint64_t all;   /* the value set {1..N}: bit v-1 is value v */
+	uint64_t *cand; /* [cells]: value set of each cell */
+	uint8_t *value; /* [cells]: the fixed value, 0 while open */
+	int *queue;     /* [cells]: cells fixed but not yet propagated */
+	int nqueue;
+};
+
+/* Allocates a board for box size box; returns 0 or -1 (out of memory). */
+int cp_board_alloc(struct cp_board *b, int box);
+void cp_board_free(struct cp_board *b);
+/* dst must have been allocated for the same box size. */
+void cp_board_copy(struct cp_board *dst, const struct cp_board *src);
+
+/* Loads the givens of puzzle and propagates (the initial pass). Returns 0,
+ * or -1 when a contradiction shows the puzzle has no solution. */
+int cp_board_load(struct cp_board *b, const struct grid *puzzle);
+
+/* Fixes value v (1..N) in cell and propagates to the fixpoint. Returns 0,
+ * or -1 on a contradiction (b->failed is then set; the board stays usable
+ * for reading: cells already fixed stay fixed). In tolerant mode the
+ * propagation goes on past empty value sets (an ant's partial solution,
+ * ACS section 3.2): such cells simply stay open. */
+int cp_assign(struct cp_board *b, int cell, int v);
+void cp_set_tolerant(struct cp_board *b, bool tolerant);
+
+/* Writes the fixed values (0 where open) into g. */
+void cp_board_to_grid(const struct cp_board *b, struct grid *g);
+
+/* The peers of a cell (20 for 9x9): *n set to the count. Shared, read-only. */
+const uint16_t *cp_peers(int box, int cell, int *n);
+/* The cells of unit u (0..N-1 rows, N..2N-1 columns, 2N..3N-1 boxes). */
+const uint16_t *cp_unit(int box, int u);
+
+static inline int cp_popcount(uint64_t x)
+{
+	return __builtin_popcountll(x);
+}
+
+/* The lowest value in a non-empty value set. */
+static inline int cp_first_value(uint64_t set)
+{
+	return __builtin_ctzll(set) + 1;
+}
+
+#endif

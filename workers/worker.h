@@ -1,0 +1,108 @@
+/* The interface between the worker driver (driver.c: I/O, protocol, clocks,
+ * signals, options) and one algorithm. An algorithm file defines
+ *
+ *     const struct worker_algorithm worker_algorithm = { ... };
+ *
+ * and never reads, writes or sleeps: it gets a puzzle, searches, polls
+ * worker_should_stop() every few thousand steps, and reports progress
+ * through worker_progress() when worker_progress_wanted() says so. */
+#ifndef SUDOKU_WORKER_H
+#define SUDOKU_WORKER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "protocol/grid.h"
+
+enum worker_kind {
+	WORKER_COMPLETE,   /* can prove "no solution" and count solutions */
+	WORKER_STOCHASTIC, /* finds a solution or gives up */
+};
+
+enum solve_status {
+	SOLVE_SOLVED,  /* res->solution holds a solution (count mode: res->count >= 1) */
+	SOLVE_UNSAT,   /* proved: no solution (complete workers only) */
+	SOLVE_GAVEUP,  /* res->reason says why (iteration limit, ...) */
+	SOLVE_STOPPED, /* worker_should_stop() said so: the driver knows why */
+};
+
+struct solve_result {
+	struct grid solution; /* the first solution found */
+	long count;           /* count mode: solutions found, at most the limit */
+	uint64_t nodes;       /* search effort in the algorithm's own unit */
+	char reason[128];     /* SOLVE_GAVEUP: a short reason, no newline */
+};
+
+/* An algorithm's own command-line options (besides the driver's). Each
+ * points at the algorithm's variable holding the paper's default. */
+enum worker_option_type {
+	OPT_INT,    /* int *, range [min, max] */
+	OPT_DOUBLE, /* double *, range [min, max] */
+	OPT_FLAG,   /* bool *: --name sets it, --no-name clears it */
+	OPT_CHOICE, /* int *: index into choices, "a|b|c" */
+};
+
+struct worker_option {
+	const char *name; /* long option, without the dashes; NULL ends a table */
+	enum worker_option_type type;
+	void *value;
+	double min, max;
+	const char *choices;
+	const char *help; /* one line for --help */
+};
+
+/* What init() may say about this process before any puzzle. */
+struct worker_init {
+	const char *device;  /* "cpu" (default), "gpu", or "none" */
+	char detail[160];    /* device name, or why there is no device */
+	int max_box;         /* may lower the algorithm's max_box (e.g. GPU memory) */
+};
+
+struct worker_ctx;
+
+struct worker_algorithm {
+	const char *name;    /* the program is sudoku-NAME */
+	const char *summary; /* one line for --help and --list-workers */
+	const char *source;  /* the paper and section it follows */
+	enum worker_kind kind;
+	int min_box, max_box;
+	const struct worker_option *options; /* may be NULL */
+	/* Optional: called once after the options are read. Returns 0, or -1
+	 * with a message in msg (a usage error: bad option combination). */
+	int (*init)(struct worker_init *wi, char *msg, size_t msgsz);
+	/* Solves one puzzle whose givens do not clash. */
+	enum solve_status (*solve)(const struct grid *puzzle, struct solve_result *res,
+				   struct worker_ctx *ctx);
+	/* Optional: solves several puzzles at once (the GPU). The driver calls it
+	 * with up to batch_max puzzles when more than one is waiting. */
+	void (*solve_batch)(const struct grid *const *puzzles, int n, struct solve_result *res,
+			    enum solve_status *status, struct worker_ctx *ctx);
+	int batch_max;
+};
+
+extern const struct worker_algorithm worker_algorithm;
+
+/* True when the search must end now: cancel, quit, or the time limit. Costs
+ * an atomic load and a clock read: call it every few thousand steps. */
+bool worker_should_stop(struct worker_ctx *ctx);
+
+/* True when a progress report is due (the driver throttles them). */
+bool worker_progress_wanted(struct worker_ctx *ctx);
+
+/* Reports progress as space-separated key=value fields, e.g.
+ * worker_progress(ctx, "filled=%d/%d nodes=%llu", ...). No newline. */
+void worker_progress(struct worker_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Solutions to look for: 1 normally; K >= 2 in count mode, where a complete
+ * worker counts up to K solutions into res->count. */
+long worker_count_limit(const struct worker_ctx *ctx);
+
+/* The seed of this puzzle's random numbers (--seed, or seed= in the
+ * protocol): the same seed gives the same run. */
+uint64_t worker_seed(const struct worker_ctx *ctx);
+
+/* Milliseconds since this puzzle's search began. */
+double worker_elapsed_ms(const struct worker_ctx *ctx);
+
+#endif
