@@ -10,8 +10,9 @@
  * one thread, so no lock is needed. */
 struct geometry {
 	int npeers;
-	uint16_t *peers; /* cells * npeers */
-	uint16_t *units; /* 3N * N */
+	uint16_t *peers;      /* cells * npeers */
+	uint16_t *units;      /* 3N * N */
+	uint16_t *cell_units; /* cells * 3: row, column, box */
 };
 static struct geometry geometries[GRID_MAX_BOX + 1];
 
@@ -24,8 +25,9 @@ static const struct geometry *geometry(int box)
 	g->npeers = 2 * (side - 1) + (box - 1) * (box - 1);
 	g->peers = malloc(sizeof *g->peers * (size_t)cells * (size_t)g->npeers);
 	g->units = malloc(sizeof *g->units * 3 * (size_t)side * (size_t)side);
-	if (!g->peers || !g->units)
-		abort(); /* at most 1.5 MB, needed before any search */
+	g->cell_units = malloc(sizeof *g->cell_units * 3 * (size_t)cells);
+	if (!g->peers || !g->units || !g->cell_units)
+		abort(); /* at most 1.6 MB, needed before any search */
 	for (int u = 0; u < side; u++) {
 		for (int k = 0; k < side; k++) {
 			g->units[u * side + k] = (uint16_t)(u * side + k);
@@ -36,6 +38,9 @@ static const struct geometry *geometry(int box)
 	}
 	for (int cell = 0; cell < cells; cell++) {
 		int r = cell / side, c = cell % side, n = 0;
+		g->cell_units[3 * cell] = (uint16_t)r;
+		g->cell_units[3 * cell + 1] = (uint16_t)(side + c);
+		g->cell_units[3 * cell + 2] = (uint16_t)(2 * side + (r / box) * box + c / box);
 		uint16_t *p = g->peers + (size_t)cell * (size_t)g->npeers;
 		for (int k = 0; k < side; k++) {
 			if (k != c)
@@ -64,6 +69,18 @@ const uint16_t *cp_unit(int box, int u)
 	return geometry(box)->units + (size_t)u * (size_t)(box * box);
 }
 
+const uint16_t *cp_units_of(int box, int cell)
+{
+	return geometry(box)->cell_units + 3 * (size_t)cell;
+}
+
+/* The queue holds two kinds of implication: a cell whose value set came down
+ * to one value (the item is the cell), and a value whose places in a unit
+ * came down to one (the item is cells + u * 64 + v - 1). Each can happen at
+ * most once in a board's life, since value sets and places only shrink, so
+ * cells + 3N * N items always fit. */
+enum { HIDDEN_SHIFT = 6 };
+
 int cp_board_alloc(struct cp_board *b, int box)
 {
 	memset(b, 0, sizeof *b);
@@ -73,8 +90,9 @@ int cp_board_alloc(struct cp_board *b, int box)
 	b->all = b->side == 64 ? ~0ULL : (1ULL << b->side) - 1;
 	b->cand = malloc(sizeof *b->cand * (size_t)b->cells);
 	b->value = malloc((size_t)b->cells);
-	b->queue = malloc(sizeof *b->queue * (size_t)b->cells);
-	if (!b->cand || !b->value || !b->queue) {
+	b->places = malloc(3 * (size_t)b->cells);
+	b->queue = malloc(sizeof *b->queue * 4 * (size_t)b->cells);
+	if (!b->cand || !b->value || !b->places || !b->queue) {
 		cp_board_free(b);
 		return -1;
 	}
@@ -86,9 +104,11 @@ void cp_board_free(struct cp_board *b)
 {
 	free(b->cand);
 	free(b->value);
+	free(b->places);
 	free(b->queue);
 	b->cand = NULL;
 	b->value = NULL;
+	b->places = NULL;
 	b->queue = NULL;
 }
 
@@ -100,6 +120,7 @@ void cp_board_copy(struct cp_board *dst, const struct cp_board *src)
 	dst->nqueue = 0;
 	memcpy(dst->cand, src->cand, sizeof *src->cand * (size_t)src->cells);
 	memcpy(dst->value, src->value, (size_t)src->cells);
+	memcpy(dst->places, src->places, 3 * (size_t)src->cells);
 }
 
 void cp_set_tolerant(struct cp_board *b, bool tolerant)
@@ -107,122 +128,161 @@ void cp_set_tolerant(struct cp_board *b, bool tolerant)
 	b->tolerant = tolerant;
 }
 
-static void fail(struct cp_board *b)
+/* Value v lost a place in unit u: one place left is rule 2's cue, none is a
+ * contradiction. */
+static inline void lose_place(struct cp_board *b, int u, int v)
 {
-	b->failed = true;
+	int left = --b->places[u * b->side + v - 1];
+	if (left == 1)
+		b->queue[b->nqueue++] = b->cells + (u << HIDDEN_SHIFT) + v - 1;
+	else if (left == 0)
+		b->failed = true;
 }
 
-/* Fixes a cell; its consequences wait in the queue. */
-static void fix(struct cp_board *b, int cell, int v)
+/* Fixes value v in cell and applies rule 1 at once: v leaves every peer's
+ * value set. What that implies is queued. */
+static void fix(struct cp_board *b, const struct geometry *geo, int cell, int v)
 {
-	if (b->value[cell]) {
+	const uint64_t bit = 1ULL << (v - 1);
+	if (b->value[cell] || !(b->cand[cell] & bit)) {
 		if (b->value[cell] != v)
-			fail(b);
+			b->failed = true;
 		return;
 	}
+	const uint16_t *cu = geo->cell_units + 3 * cell;
+	uint64_t others = b->cand[cell] & ~bit;
 	b->value[cell] = (uint8_t)v;
-	b->cand[cell] = 1ULL << (v - 1);
+	b->cand[cell] = bit;
 	b->fixed++;
-	b->queue[b->nqueue++] = cell;
+	while (others) {
+		int w = cp_first_value(others);
+		others &= others - 1;
+		lose_place(b, cu[0], w);
+		lose_place(b, cu[1], w);
+		lose_place(b, cu[2], w);
+	}
+	const int side = b->side;
+	const uint16_t *p = geo->peers + (size_t)cell * (size_t)geo->npeers;
+	for (int k = 0; k < geo->npeers; k++) {
+		int q = p[k];
+		uint64_t c = b->cand[q];
+		if (!(c & bit))
+			continue;
+		/* no peer holds v fixed: it would have taken v from this cell */
+		c &= ~bit;
+		b->cand[q] = c;
+		const uint16_t *qu = geo->cell_units + 3 * q;
+		for (int t = 0; t < 3; t++) {
+			if (qu[t] == cu[t]) {
+				/* a unit of the cell itself: v is placed there */
+				b->places[qu[t] * side + v - 1]--;
+			} else {
+				lose_place(b, qu[t], v);
+			}
+		}
+		if (!c)
+			b->failed = true;
+		else if (!(c & (c - 1)))
+			b->queue[b->nqueue++] = q;
+	}
 }
 
-/* Rule 1, for every queued cell. A peer left with one value is fixed
- * (Norvig's naked single, the recursive step of the rule). */
-static void eliminate(struct cp_board *b, const struct geometry *geo)
+/* Draws the queued implications until none is left (the fixpoint), or
+ * until the first contradiction outside tolerant mode. */
+static int propagate(struct cp_board *b, const struct geometry *geo)
 {
 	while (b->nqueue && !(b->failed && !b->tolerant)) {
-		int cell = b->queue[--b->nqueue];
-		uint64_t bit = 1ULL << (b->value[cell] - 1);
-		const uint16_t *p = geo->peers + (size_t)cell * (size_t)geo->npeers;
-		for (int k = 0; k < geo->npeers; k++) {
-			int q = p[k];
-			if (!(b->cand[q] & bit))
-				continue;
-			if (b->value[q]) {
-				fail(b); /* the same value fixed twice in a unit */
-				continue;
-			}
-			uint64_t c = b->cand[q] &= ~bit;
-			if (!c)
-				fail(b);
-			else if (!(c & (c - 1)))
-				fix(b, q, cp_first_value(c));
+		int item = b->queue[--b->nqueue];
+		if (item < b->cells) {
+			/* rule 1's recursion: a value set of one value */
+			uint64_t c = b->cand[item];
+			if (!b->value[item] && c)
+				fix(b, geo, item, cp_first_value(c));
+			continue;
 		}
-	}
-}
-
-/* Rule 2 over every unit: a value with one place left is fixed there. A
- * value with no place at all is a contradiction. Returns true when it fixed
- * something. */
-static bool hidden_singles(struct cp_board *b, const struct geometry *geo)
-{
-	bool found = false;
-	const int side = b->side;
-	for (int u = 0; u < 3 * side; u++) {
-		const uint16_t *cells = geo->units + u * side;
-		uint64_t once = 0, twice = 0;
-		for (int k = 0; k < side; k++) {
-			uint64_t c = b->cand[cells[k]];
-			twice |= once & c;
-			once |= c;
-		}
-		if (once != b->all)
-			fail(b);
-		uint64_t single = once & ~twice;
-		while (single) {
-			uint64_t bit = single & -single;
-			single &= single - 1;
-			for (int k = 0; k < side; k++) {
-				int cell = cells[k];
-				if (b->cand[cell] & bit) {
-					if (!b->value[cell]) {
-						fix(b, cell, cp_first_value(bit));
-						found = true;
-					}
-					break;
-				}
+		/* rule 2: the one cell of unit u that can still take v */
+		item -= b->cells;
+		int u = item >> HIDDEN_SHIFT, v = (item & ((1 << HIDDEN_SHIFT) - 1)) + 1;
+		uint64_t bit = 1ULL << (v - 1);
+		const uint16_t *cells = geo->units + u * b->side;
+		for (int k = 0; k < b->side; k++) {
+			int cell = cells[k];
+			if (b->cand[cell] & bit) {
+				if (!b->value[cell])
+					fix(b, geo, cell, v);
+				break;
 			}
 		}
-		if (b->failed && !b->tolerant)
-			return found;
 	}
-	return found;
-}
-
-static int propagate(struct cp_board *b)
-{
-	const struct geometry *geo = &geometries[b->box];
-	do {
-		eliminate(b, geo);
-		if (b->failed && !b->tolerant)
-			return -1;
-	} while (hidden_singles(b, geo) && !(b->failed && !b->tolerant));
+	b->nqueue = 0;
 	return b->failed ? -1 : 0;
 }
 
+/* The initial pass, in bulk: rule 1 for all the givens at once through the
+ * values each unit holds, the places counted, then every implication queued
+ * and drawn as in cp_assign. */
 int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 {
+	const struct geometry *geo = &geometries[b->box];
+	const int side = b->side, nunits = 3 * side;
+	uint64_t taken[3 * GRID_MAX_SIDE] = {0};
 	b->fixed = 0;
 	b->failed = false;
 	b->nqueue = 0;
 	for (int i = 0; i < b->cells; i++) {
-		b->cand[i] = b->all;
-		b->value[i] = 0;
+		int v = puzzle->cell[i];
+		b->value[i] = (uint8_t)v;
+		if (!v)
+			continue;
+		uint64_t bit = 1ULL << (v - 1);
+		const uint16_t *cu = geo->cell_units + 3 * i;
+		for (int t = 0; t < 3; t++) {
+			if (taken[cu[t]] & bit)
+				b->failed = true; /* the same given twice in a unit */
+			taken[cu[t]] |= bit;
+		}
+		b->fixed++;
 	}
-	for (int i = 0; i < b->cells; i++)
-		if (puzzle->cell[i])
-			fix(b, i, puzzle->cell[i]);
-	return propagate(b);
+	memset(b->places, 0, 3 * (size_t)b->cells);
+	for (int i = 0; i < b->cells; i++) {
+		const uint16_t *cu = geo->cell_units + 3 * i;
+		uint64_t c = b->value[i] ? 1ULL << (b->value[i] - 1)
+					 : b->all & ~(taken[cu[0]] | taken[cu[1]] | taken[cu[2]]);
+		b->cand[i] = c;
+		if (!b->value[i]) {
+			if (!c)
+				b->failed = true;
+			else if (!(c & (c - 1)))
+				b->queue[b->nqueue++] = i;
+		}
+		for (uint64_t rest = c; rest; rest &= rest - 1) {
+			int v1 = __builtin_ctzll(rest);
+			b->places[cu[0] * side + v1]++;
+			b->places[cu[1] * side + v1]++;
+			b->places[cu[2] * side + v1]++;
+		}
+	}
+	for (int u = 0; u < nunits; u++) {
+		for (int v1 = 0; v1 < side; v1++) {
+			int n = b->places[u * side + v1];
+			if (n == 0)
+				b->failed = true;
+			else if (n == 1 && !(taken[u] & (1ULL << v1)))
+				b->queue[b->nqueue++] = b->cells + (u << HIDDEN_SHIFT) + v1;
+		}
+	}
+	if (b->failed && !b->tolerant) {
+		b->nqueue = 0;
+		return -1;
+	}
+	return propagate(b, geo);
 }
 
 int cp_assign(struct cp_board *b, int cell, int v)
 {
-	if (!(b->cand[cell] & (1ULL << (v - 1)))) {
-		fail(b);
-		return -1;
-	}
-	fix(b, cell, v);
-	return propagate(b);
+	const struct geometry *geo = &geometries[b->box];
+	fix(b, geo, cell, v);
+	return propagate(b, geo);
 }
 
 void cp_board_to_grid(const struct cp_board *b, struct grid *g)
