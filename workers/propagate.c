@@ -13,6 +13,7 @@ struct geometry {
 	uint16_t *peers;      /* cells * npeers */
 	uint16_t *units;      /* 3N * N */
 	uint16_t *cell_units; /* cells * 3: row, column, box */
+	uint8_t *cell_pos;    /* cells * 3: the cell's place in each of them */
 };
 static struct geometry geometries[GRID_MAX_BOX + 1];
 
@@ -26,7 +27,8 @@ static const struct geometry *geometry(int box)
 	g->peers = malloc(sizeof *g->peers * (size_t)cells * (size_t)g->npeers);
 	g->units = malloc(sizeof *g->units * 3 * (size_t)side * (size_t)side);
 	g->cell_units = malloc(sizeof *g->cell_units * 3 * (size_t)cells);
-	if (!g->peers || !g->units || !g->cell_units)
+	g->cell_pos = malloc(3 * (size_t)cells);
+	if (!g->peers || !g->units || !g->cell_units || !g->cell_pos)
 		abort(); /* at most 1.6 MB, needed before any search */
 	for (int u = 0; u < side; u++) {
 		for (int k = 0; k < side; k++) {
@@ -41,6 +43,9 @@ static const struct geometry *geometry(int box)
 		g->cell_units[3 * cell] = (uint16_t)r;
 		g->cell_units[3 * cell + 1] = (uint16_t)(side + c);
 		g->cell_units[3 * cell + 2] = (uint16_t)(2 * side + (r / box) * box + c / box);
+		g->cell_pos[3 * cell] = (uint8_t)c;
+		g->cell_pos[3 * cell + 1] = (uint8_t)r;
+		g->cell_pos[3 * cell + 2] = (uint8_t)((r % box) * box + c % box);
 		uint16_t *p = g->peers + (size_t)cell * (size_t)g->npeers;
 		for (int k = 0; k < side; k++) {
 			if (k != c)
@@ -90,9 +95,9 @@ int cp_board_alloc(struct cp_board *b, int box)
 	b->all = b->side == 64 ? ~0ULL : (1ULL << b->side) - 1;
 	b->cand = malloc(sizeof *b->cand * (size_t)b->cells);
 	b->value = malloc((size_t)b->cells);
-	b->places = malloc(3 * (size_t)b->cells);
+	b->where = malloc(sizeof *b->where * 3 * (size_t)b->cells);
 	b->queue = malloc(sizeof *b->queue * 4 * (size_t)b->cells);
-	if (!b->cand || !b->value || !b->places || !b->queue) {
+	if (!b->cand || !b->value || !b->where || !b->queue) {
 		cp_board_free(b);
 		return -1;
 	}
@@ -104,11 +109,11 @@ void cp_board_free(struct cp_board *b)
 {
 	free(b->cand);
 	free(b->value);
-	free(b->places);
+	free(b->where);
 	free(b->queue);
 	b->cand = NULL;
 	b->value = NULL;
-	b->places = NULL;
+	b->where = NULL;
 	b->queue = NULL;
 }
 
@@ -120,7 +125,7 @@ void cp_board_copy(struct cp_board *dst, const struct cp_board *src)
 	dst->nqueue = 0;
 	memcpy(dst->cand, src->cand, sizeof *src->cand * (size_t)src->cells);
 	memcpy(dst->value, src->value, (size_t)src->cells);
-	memcpy(dst->places, src->places, 3 * (size_t)src->cells);
+	memcpy(dst->where, src->where, sizeof *src->where * 3 * (size_t)src->cells);
 }
 
 void cp_set_tolerant(struct cp_board *b, bool tolerant)
@@ -128,63 +133,68 @@ void cp_set_tolerant(struct cp_board *b, bool tolerant)
 	b->tolerant = tolerant;
 }
 
-/* Value v lost a place in unit u: one place left is rule 2's cue, none is a
- * contradiction. */
-static inline void lose_place(struct cp_board *b, int u, int v)
+/* Value v (bit v1 = v - 1) lost the place pos in unit u: one place left is
+ * rule 2's cue, none is a contradiction. */
+static inline void lose_place(struct cp_board *b, int u, int pos, int v1)
 {
-	int left = --b->places[u * b->side + v - 1];
-	if (left == 1)
-		b->queue[b->nqueue++] = b->cells + (u << HIDDEN_SHIFT) + v - 1;
-	else if (left == 0)
+	uint64_t *w = &b->where[u * b->side + v1];
+	uint64_t left = *w &= ~(1ULL << pos);
+	if (!left)
 		b->failed = true;
+	else if (!(left & (left - 1)))
+		b->queue[b->nqueue++] = b->cells + (u << HIDDEN_SHIFT) + v1;
 }
 
-/* Fixes value v in cell and applies rule 1 at once: v leaves every peer's
- * value set. What that implies is queued. */
+/* Fixes value v in cell and applies rule 1 at once: v leaves the value set
+ * of every peer, found through the places of v in the cell's three units.
+ * What that implies is queued. */
 static void fix(struct cp_board *b, const struct geometry *geo, int cell, int v)
 {
-	const uint64_t bit = 1ULL << (v - 1);
+	const int side = b->side, v1 = v - 1;
+	const uint64_t bit = 1ULL << v1;
 	if (b->value[cell] || !(b->cand[cell] & bit)) {
 		if (b->value[cell] != v)
 			b->failed = true;
 		return;
 	}
 	const uint16_t *cu = geo->cell_units + 3 * cell;
+	const uint8_t *cp = geo->cell_pos + 3 * cell;
 	uint64_t others = b->cand[cell] & ~bit;
 	b->value[cell] = (uint8_t)v;
 	b->cand[cell] = bit;
 	b->fixed++;
 	while (others) {
-		int w = cp_first_value(others);
+		int w1 = __builtin_ctzll(others);
 		others &= others - 1;
-		lose_place(b, cu[0], w);
-		lose_place(b, cu[1], w);
-		lose_place(b, cu[2], w);
+		lose_place(b, cu[0], cp[0], w1);
+		lose_place(b, cu[1], cp[1], w1);
+		lose_place(b, cu[2], cp[2], w1);
 	}
-	const int side = b->side;
-	const uint16_t *p = geo->peers + (size_t)cell * (size_t)geo->npeers;
-	for (int k = 0; k < geo->npeers; k++) {
-		int q = p[k];
-		uint64_t c = b->cand[q];
-		if (!(c & bit))
-			continue;
-		/* no peer holds v fixed: it would have taken v from this cell */
-		c &= ~bit;
-		b->cand[q] = c;
-		const uint16_t *qu = geo->cell_units + 3 * q;
-		for (int t = 0; t < 3; t++) {
-			if (qu[t] == cu[t]) {
-				/* a unit of the cell itself: v is placed there */
-				b->places[qu[t] * side + v - 1]--;
-			} else {
-				lose_place(b, qu[t], v);
-			}
+	for (int t = 0; t < 3; t++) {
+		const uint16_t *unit = geo->units + cu[t] * side;
+		uint64_t holders = b->where[cu[t] * side + v1] & ~(1ULL << cp[t]);
+		while (holders) {
+			int q = unit[__builtin_ctzll(holders)];
+			holders &= holders - 1;
+			uint64_t c = b->cand[q];
+			if (!(c & bit))
+				continue; /* met already in another unit of the cell */
+			/* no peer holds v fixed: it would have taken v from this cell */
+			c &= ~bit;
+			b->cand[q] = c;
+			const uint16_t *qu = geo->cell_units + 3 * q;
+			const uint8_t *qp = geo->cell_pos + 3 * q;
+			for (int k = 0; k < 3; k++)
+				if (qu[k] != cu[k]) /* in the cell's own units v is placed */
+					lose_place(b, qu[k], qp[k], v1);
+			if (!c)
+				b->failed = true;
+			else if (!(c & (c - 1)))
+				b->queue[b->nqueue++] = q;
 		}
-		if (!c)
-			b->failed = true;
-		else if (!(c & (c - 1)))
-			b->queue[b->nqueue++] = q;
 	}
+	for (int t = 0; t < 3; t++)
+		b->where[cu[t] * side + v1] = 1ULL << cp[t];
 }
 
 /* Draws the queued implications until none is left (the fixpoint), or
@@ -202,16 +212,12 @@ static int propagate(struct cp_board *b, const struct geometry *geo)
 		}
 		/* rule 2: the one cell of unit u that can still take v */
 		item -= b->cells;
-		int u = item >> HIDDEN_SHIFT, v = (item & ((1 << HIDDEN_SHIFT) - 1)) + 1;
-		uint64_t bit = 1ULL << (v - 1);
-		const uint16_t *cells = geo->units + u * b->side;
-		for (int k = 0; k < b->side; k++) {
-			int cell = cells[k];
-			if (b->cand[cell] & bit) {
-				if (!b->value[cell])
-					fix(b, geo, cell, v);
-				break;
-			}
+		int u = item >> HIDDEN_SHIFT, v1 = item & ((1 << HIDDEN_SHIFT) - 1);
+		uint64_t w = b->where[u * b->side + v1];
+		if (w) {
+			int cell = geo->units[u * b->side + __builtin_ctzll(w)];
+			if (!b->value[cell])
+				fix(b, geo, cell, v1 + 1);
 		}
 	}
 	b->nqueue = 0;
@@ -219,8 +225,8 @@ static int propagate(struct cp_board *b, const struct geometry *geo)
 }
 
 /* The initial pass, in bulk: rule 1 for all the givens at once through the
- * values each unit holds, the places counted, then every implication queued
- * and drawn as in cp_assign. */
+ * values each unit holds, the places of every value found, then every
+ * implication queued and drawn as in cp_assign. */
 int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 {
 	const struct geometry *geo = &geometries[b->box];
@@ -243,9 +249,10 @@ int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 		}
 		b->fixed++;
 	}
-	memset(b->places, 0, 3 * (size_t)b->cells);
+	memset(b->where, 0, sizeof *b->where * 3 * (size_t)b->cells);
 	for (int i = 0; i < b->cells; i++) {
 		const uint16_t *cu = geo->cell_units + 3 * i;
+		const uint8_t *cp = geo->cell_pos + 3 * i;
 		uint64_t c = b->value[i] ? 1ULL << (b->value[i] - 1)
 					 : b->all & ~(taken[cu[0]] | taken[cu[1]] | taken[cu[2]]);
 		b->cand[i] = c;
@@ -257,17 +264,16 @@ int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 		}
 		for (uint64_t rest = c; rest; rest &= rest - 1) {
 			int v1 = __builtin_ctzll(rest);
-			b->places[cu[0] * side + v1]++;
-			b->places[cu[1] * side + v1]++;
-			b->places[cu[2] * side + v1]++;
+			for (int t = 0; t < 3; t++)
+				b->where[cu[t] * side + v1] |= 1ULL << cp[t];
 		}
 	}
 	for (int u = 0; u < nunits; u++) {
 		for (int v1 = 0; v1 < side; v1++) {
-			int n = b->places[u * side + v1];
-			if (n == 0)
+			uint64_t w = b->where[u * side + v1];
+			if (!w)
 				b->failed = true;
-			else if (n == 1 && !(taken[u] & (1ULL << v1)))
+			else if (!(w & (w - 1)) && !(taken[u] & (1ULL << v1)))
 				b->queue[b->nqueue++] = b->cells + (u << HIDDEN_SHIFT) + v1;
 		}
 	}

@@ -11,9 +11,9 @@
  * Rule 1 is applied at once when a cell is fixed; what it implies (a peer
  * left with one value, a value left with one place in a unit) waits in a
  * queue. So a value is only ever fixed where it is still possible, and the
- * fixed cells never clash, even in tolerant mode. Rule 2 is driven by a
- * count, per unit and value, of the cells that can still take the value:
- * only the places whose count falls to one are looked at. */
+ * fixed cells never clash, even in tolerant mode. Each unit keeps, for each
+ * value, the set of its cells that can still take it: rule 1 meets only the
+ * peers that hold the value, and rule 2 only the places that fall to one. */
 #ifndef SUDOKU_PROPAGATE_H
 #define SUDOKU_PROPAGATE_H
 
@@ -30,7 +30,8 @@ struct cp_board {
 	uint64_t all;   /* the value set {1..N}: bit v-1 is value v */
 	uint64_t *cand; /* [cells]: value set of each cell */
 	uint8_t *value; /* [cells]: the fixed value, 0 while open */
-	uint8_t *places; /* [3N * N]: cells of unit u whose value set holds v, at u*N + v-1 */
+	uint64_t *where; /* [3N * N]: at u*N + v-1, the cells of unit u (bit k:
+			  * its k-th cell) whose value set holds v */
 	int *queue;     /* implications not yet drawn (see propagate.c) */
 	int nqueue;
 };

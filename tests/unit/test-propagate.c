@@ -137,7 +137,7 @@ static bool agrees(const struct cp_board *b, bool failed, const struct grid *puz
 }
 
 /* What the ants rely on, in tolerant mode: the fixed cells are a clash-free
- * partial solution, the counts are right, and nothing is left to draw. */
+ * partial solution, the places are right, and nothing is left to draw. */
 static const char *tolerant_invariants(const struct cp_board *b)
 {
 	const int side = b->side;
@@ -162,13 +162,15 @@ static const char *tolerant_invariants(const struct cp_board *b)
 		const uint16_t *unit = cp_unit(b->box, u);
 		for (int v = 1; v <= side; v++) {
 			int places = 0, where = -1;
+			uint64_t mask = 0;
 			for (int k = 0; k < side; k++)
 				if (b->cand[unit[k]] & bit_of(v)) {
 					places++;
 					where = unit[k];
+					mask |= 1ULL << k;
 				}
-			if (places != b->places[u * side + v - 1])
-				return "a place count is wrong";
+			if (mask != b->where[u * side + v - 1])
+				return "a unit's places of a value are wrong";
 			if (places == 1 && !b->value[where])
 				return "a value with one place left is not fixed there";
 		}
