@@ -351,8 +351,9 @@ w() {
 	expect_line '^hello '
 	send "solve h $(cat "$DATA/hard25.txt")"
 	sleep 0.2
-	send "quit"
+	# bash unsets W_PID once the coprocess is reaped: take it first
 	pid=$W_PID
+	send "quit"
 	for i in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	run kill -0 "$pid"
 	assert_failure
