@@ -53,6 +53,7 @@ static enum solve_status cp_general(const struct grid *puzzle, struct solve_resu
 				    struct worker_ctx *ctx)
 {
 	const long limit = worker_count_limit(ctx);
+	const uint64_t poll_mask = puzzle->side >= 16 ? 0 : 255;
 	int cap = 64, depth = 0;
 	long found = 0;
 	uint64_t nodes = 0;
@@ -81,7 +82,9 @@ static enum solve_status cp_general(const struct grid *puzzle, struct solve_resu
 				f->cell = choose_cell(&f->board);
 				f->untried = f->board.cand[f->cell];
 			}
-			if ((++nodes & 255) == 0) {
+			/* a node of a big grid is slow: poll each one there, so that
+			 * a cancel is seen within milliseconds */
+			if ((++nodes & poll_mask) == 0) {
 				if (worker_should_stop(ctx)) {
 					status = SOLVE_STOPPED;
 					goto done;
