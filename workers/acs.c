@@ -196,6 +196,8 @@ static enum tour_end tour(struct colony *col, struct worker_ctx *ctx, uint64_t *
 			double *tau = col->tau + (size_t)cell * (size_t)side;
 			int v = choose_value(col, b->cand[cell], tau);
 			cp_assign(b, cell, v);
+			/* eq. (4), on the chosen value only: the values that
+			 * propagation fixed were not selected (3.2, line 15) */
 			tau[v - 1] = keep * tau[v - 1] + add;
 			if (b->fixed == cells) {
 				/* solved: the rest of the iteration cannot do better */
@@ -210,7 +212,10 @@ static enum tour_end tour(struct colony *col, struct worker_ctx *ctx, uint64_t *
 }
 
 /* Algorithm 1, lines 20-22: the best ant, eq. (5), the global update on the
- * best solution's values, eq. (6), and best value evaporation, eq. (7). */
+ * best solution's values, eq. (6), and best value evaporation, eq. (7).
+ * f counts every fixed cell, the givens and what propagation fixed
+ * included (3.2 leaves it open): so f = c is exactly a solution, the point
+ * where eq. (5) would divide by zero. */
 static void update(struct colony *col, int *iteration_best)
 {
 	int best_ant = 0;
