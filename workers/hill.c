@@ -70,6 +70,7 @@ static int queue_size = 10;
 static bool greedy_init = true;
 static bool post_swap = true;
 static int max_iterations = 0;
+static bool summary = false;
 
 static const struct worker_option hill_options[] = {
 	{"w1", OPT_DOUBLE, &weight_distinct, -1000, 1000, NULL,
@@ -84,6 +85,8 @@ static const struct worker_option hill_options[] = {
 	 "post-swap digits that clash with givens after the placement (4.4)"},
 	{"max-iterations", OPT_INT, &max_iterations, 0, 2000000000, NULL,
 	 "give up after this many iterations, 0: never"},
+	{"summary", OPT_FLAG, &summary, 0, 0, NULL,
+	 "report the effort (iterations, restarts, ms) when a puzzle ends"},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
@@ -590,6 +593,10 @@ static enum solve_status hill_solve(const struct grid *puzzle, struct solve_resu
 	}
 	if (status == SOLVE_SOLVED)
 		copy_solution(&h, res, puzzle);
+	if (summary)
+		worker_progress(ctx, "iteration=%llu restarts=%llu best=%g ms=%.3f",
+				(unsigned long long)h.iterations, (unsigned long long)h.restarts,
+				h.best_score, worker_elapsed_ms(ctx));
 	res->nodes = h.iterations;
 	hill_free(&h);
 	return status;

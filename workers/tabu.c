@@ -1,0 +1,608 @@
+/* sudoku-tabu: the hybrid AC3-tabu search of Soto, Crawford, Galleguillos,
+ * Monfroy & Paredes, "A hybrid AC3-tabu search algorithm for solving
+ * Sudoku puzzles" (seeds/ac3-tabu.txt).
+ *
+ *   network (4)        one variable per cell, its domain a subset of
+ *                      1..N, binary constraints x != y between the cells
+ *                      of every row, column and box;
+ *   AC3 (Alg. 2, 3)    arc consistency, first on the puzzle (pre-
+ *                      processing: its singletons are logical
+ *                      consequences of the givens and stay fixed), then
+ *                      after every iteration on the chosen candidate,
+ *                      filling every cell whose domain is reduced to one
+ *                      value;
+ *   tabu (Alg. 4)      S_best starts as the filtered puzzle; each
+ *                      iteration draws a candidate list from S_best's
+ *                      neighbourhood by roulette wheel, takes the
+ *                      candidate with the fewest empty cells, filters it
+ *                      with AC3, and makes it S_best when its cost (the
+ *                      number of empty cells, Fig. 3) is no worse; the
+ *                      features by which it differs from S_best enter a
+ *                      tabu list of bounded size (--tabu-size);
+ *   stop               a solution (cost 0, verified before it is
+ *                      reported), the time limit, or the iteration limit
+ *                      (--max-iterations, the paper's 1000 or 100,000).
+ *
+ * What the paper leaves open, and the choices made here:
+ * - The states and the neighbourhood (Alg. 4, line 5). A state is a
+ *   partial assignment without conflicts: the fixed cells plus some
+ *   assigned cells, the rest empty, so that "cost = empty cells" (Fig. 3)
+ *   measures it and AC3 can fill it. A move assigns a value v of an empty
+ *   cell x's filtered root domain (the domain after pre-processing) to x
+ *   and empties the (at most three) assigned peers that hold v, so the
+ *   state stays conflict-free. It changes the cost by k - 1 where k is the
+ *   number of cells emptied: k = 0 fills x from its current domain, k >= 1
+ *   repairs a cell whose domain AC3 emptied. This is the neighbourhood
+ *   that tabu search over partial colourings uses for graph colouring
+ *   (Sudoku is one), and the only one under which both the paper's cost
+ *   and its AC3 filling act on every state.
+ * - The roulette wheel (Alg. 4, lines 5-7). Each move's slice is
+ *   proportional to 1 / (1 + k), its fitness; the generator spins once per
+ *   move of the neighbourhood, as the for loop of line 5 reads
+ *   (--candidates fixes a smaller list). The best candidate is the one
+ *   with the fewest empty cells; on ties the first drawn.
+ * - The features (Alg. 4, line 11). FeatureDifferences(S_candidate,
+ *   S_best) are the assignments (cell, value) that S_best had and the
+ *   candidate lost: the emptied cells. A move that would make such an
+ *   assignment again contains a tabu feature and is left out of the
+ *   neighbourhood (Alg. 1, line 6). Without this the search would undo
+ *   its last repair at once: it is what lets the search walk along
+ *   plateaus of equal cost. The paper names no size: the default, 10,
+ *   was chosen on a few qqwing puzzles (see contrib/bench/bench-local).
+ * - AC3 on a candidate that empties a domain (Alg. 3 answers false): the
+ *   paper's Alg. 4 does not look at the answer, and neither does this
+ *   code. The cell stays empty (it counts in the cost) and the filtering
+ *   goes on to its fixpoint elsewhere; a later move repairs the cell.
+ *   The pre-processing is different: an empty domain there proves the
+ *   puzzle has no solution, and the worker gives up at once.
+ * - AC3 with binary != constraints: Revise3(x_i, x_i != x_j) removes a
+ *   value v from D(x_i) exactly when D(x_j) = {v}, so an arc needs a new
+ *   look only when a domain becomes a singleton. The queue therefore
+ *   holds the cells whose domain became a singleton rather than the arcs;
+ *   AC3's fixpoint is unique, so the domains it reaches are the same. The
+ *   domain of an empty cell is its root domain less the values its
+ *   assigned peers hold (bit masks per row, column and box).
+ * - Tries. Table 1 counts independent tries of 1000 iterations. Here a
+ *   try ends after --try-iterations (default 1000) and the next starts
+ *   from the filtered puzzle with an empty tabu list, until a solution,
+ *   the time limit, or --max-iterations in all (default: no limit; Table
+ *   2's limit is 100,000). A try also ends as soon as S_best is provably
+ *   stuck: after a rejection, if no move of the neighbourhood is
+ *   acceptable, every later iteration of the try would be rejected too.
+ *   --try-iterations=0 makes the whole search one try, which gives up
+ *   ("stuck") at such a point. Progress counts the tries after the first
+ *   as restarts. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "propagate.h"
+#include "rng.h"
+#include "worker.h"
+
+static int tabu_size = 10;
+static int candidate_count = 0; /* 0: one spin per move of the neighbourhood */
+static int try_length = 1000;
+static int max_iterations = 0;
+static bool summary = false;
+
+static const struct worker_option tabu_options[] = {
+	{"tabu-size", OPT_INT, &tabu_size, 0, 1000000, NULL,
+	 "size limit of the tabu list of features (Alg. 4, lines 13-15)"},
+	{"candidates", OPT_INT, &candidate_count, 0, 1000000, NULL,
+	 "roulette-wheel spins per iteration, 0: one per move (Alg. 4, line 5)"},
+	{"try-iterations", OPT_INT, &try_length, 0, 2000000000, NULL,
+	 "iterations of one try before the next starts (Table 1: 1000), 0: one try"},
+	{"max-iterations", OPT_INT, &max_iterations, 0, 2000000000, NULL,
+	 "give up after this many iterations in all (Table 2: 100000), 0: never"},
+	{"summary", OPT_FLAG, &summary, 0, 0, NULL,
+	 "report the effort (iterations, restarts, ms) when a puzzle ends"},
+	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
+};
+
+/* A move: give empty cell `cell` the value `value`, emptying `kicked`
+ * peers. */
+struct move {
+	int cell, value, kicked;
+};
+
+/* One change to the assignment, to undo a rejected candidate. */
+struct change {
+	int cell, old_value;
+};
+
+struct tabu {
+	int box, side, cells, stride; /* stride = N + 1: per-unit tables by value */
+	int npeers;
+	const struct grid *puzzle;
+	uint64_t all;        /* the value set {1..N} */
+	uint64_t *root;      /* [cells] the domains after pre-processing */
+	bool *fixed;         /* [cells] given, or a singleton of the pre-processing */
+	uint8_t *value;      /* [cells] the current assignment, 0: empty */
+	int *row_of, *col_of, *box_of;
+	/* the assigned values of each unit, and where each is */
+	uint64_t *row_mask, *col_mask, *box_mask;
+	int *row_pos, *col_pos, *box_pos; /* [unit * stride + v]: cell or -1 */
+	int empty;  /* cost: empty cells of the current state */
+	int open;   /* cells not fixed */
+	int *open_cells;
+
+	/* the neighbourhood of one iteration */
+	struct move *moves;
+	double *wheel; /* cumulative fitness */
+	int nmoves;
+
+	/* AC3's queue of cells to look at, and whether each is in it */
+	int *queue;
+	bool *queued;
+	int nqueue;
+
+	struct change *log;
+	int nlog;
+
+	/* the tabu list: a ring of features (cell * stride + value) */
+	int *tabu_ring;
+	int tabu_len, tabu_head;
+	uint32_t *tabu_count; /* [cells * stride]: times a feature is in the list */
+
+	struct rng rng;
+};
+
+static uint64_t bit(int v)
+{
+	return 1ULL << (v - 1);
+}
+
+static void tabu_free(struct tabu *t)
+{
+	free(t->root);
+	free(t->fixed);
+	free(t->value);
+	free(t->row_of);
+	free(t->col_of);
+	free(t->box_of);
+	free(t->row_mask);
+	free(t->col_mask);
+	free(t->box_mask);
+	free(t->row_pos);
+	free(t->col_pos);
+	free(t->box_pos);
+	free(t->open_cells);
+	free(t->moves);
+	free(t->wheel);
+	free(t->queue);
+	free(t->queued);
+	free(t->log);
+	free(t->tabu_ring);
+	free(t->tabu_count);
+}
+
+static int tabu_alloc(struct tabu *t, const struct grid *puzzle)
+{
+	memset(t, 0, sizeof *t);
+	const int side = puzzle->side, cells = puzzle->cells, stride = side + 1;
+	t->box = puzzle->box;
+	t->side = side;
+	t->cells = cells;
+	t->stride = stride;
+	t->puzzle = puzzle;
+	t->all = side == 64 ? ~0ULL : (1ULL << side) - 1;
+	cp_peers(t->box, 0, &t->npeers);
+	const size_t units = (size_t)side * (size_t)stride;
+	t->root = malloc(sizeof *t->root * (size_t)cells);
+	t->fixed = calloc((size_t)cells, sizeof *t->fixed);
+	t->value = calloc((size_t)cells, 1);
+	t->row_of = malloc(sizeof(int) * (size_t)cells);
+	t->col_of = malloc(sizeof(int) * (size_t)cells);
+	t->box_of = malloc(sizeof(int) * (size_t)cells);
+	t->row_mask = calloc((size_t)side, sizeof(uint64_t));
+	t->col_mask = calloc((size_t)side, sizeof(uint64_t));
+	t->box_mask = calloc((size_t)side, sizeof(uint64_t));
+	t->row_pos = malloc(sizeof(int) * units);
+	t->col_pos = malloc(sizeof(int) * units);
+	t->box_pos = malloc(sizeof(int) * units);
+	t->open_cells = malloc(sizeof(int) * (size_t)cells);
+	t->moves = malloc(sizeof *t->moves * (size_t)cells * (size_t)side);
+	t->wheel = malloc(sizeof *t->wheel * (size_t)cells * (size_t)side);
+	t->queue = malloc(sizeof(int) * (size_t)cells);
+	t->queued = calloc((size_t)cells, sizeof *t->queued);
+	/* a candidate changes each cell at most twice (emptied, then filled) */
+	t->log = malloc(sizeof *t->log * (size_t)cells * 3);
+	t->tabu_ring = malloc(sizeof(int) * (size_t)(tabu_size + 3));
+	t->tabu_count = calloc((size_t)cells * (size_t)stride, sizeof(uint32_t));
+	if (!t->root || !t->fixed || !t->value || !t->row_of || !t->col_of || !t->box_of ||
+	    !t->row_mask || !t->col_mask || !t->box_mask || !t->row_pos || !t->col_pos ||
+	    !t->box_pos || !t->open_cells || !t->moves || !t->wheel || !t->queue || !t->queued ||
+	    !t->log || !t->tabu_ring || !t->tabu_count)
+		return -1;
+	for (int cell = 0; cell < cells; cell++) {
+		int r = cell / side, c = cell % side;
+		t->row_of[cell] = r;
+		t->col_of[cell] = c;
+		t->box_of[cell] = grid_box_index(puzzle, r, c);
+	}
+	return 0;
+}
+
+/* The values no assigned peer of a cell holds, within its root domain. */
+static inline uint64_t domain(const struct tabu *t, int cell)
+{
+	return t->root[cell] & ~(t->row_mask[t->row_of[cell]] | t->col_mask[t->col_of[cell]] |
+				 t->box_mask[t->box_of[cell]]);
+}
+
+static void assign(struct tabu *t, int cell, int v)
+{
+	const int r = t->row_of[cell], c = t->col_of[cell], b = t->box_of[cell];
+	t->value[cell] = (uint8_t)v;
+	t->row_mask[r] |= bit(v);
+	t->col_mask[c] |= bit(v);
+	t->box_mask[b] |= bit(v);
+	t->row_pos[r * t->stride + v] = cell;
+	t->col_pos[c * t->stride + v] = cell;
+	t->box_pos[b * t->stride + v] = cell;
+	t->empty--;
+}
+
+static void unassign(struct tabu *t, int cell)
+{
+	const int r = t->row_of[cell], c = t->col_of[cell], b = t->box_of[cell];
+	const int v = t->value[cell];
+	t->value[cell] = 0;
+	t->row_mask[r] &= ~bit(v);
+	t->col_mask[c] &= ~bit(v);
+	t->box_mask[b] &= ~bit(v);
+	t->row_pos[r * t->stride + v] = -1;
+	t->col_pos[c * t->stride + v] = -1;
+	t->box_pos[b * t->stride + v] = -1;
+	t->empty++;
+}
+
+static void logged_assign(struct tabu *t, int cell, int v)
+{
+	t->log[t->nlog++] = (struct change){cell, 0};
+	assign(t, cell, v);
+}
+
+static void logged_unassign(struct tabu *t, int cell)
+{
+	t->log[t->nlog++] = (struct change){cell, t->value[cell]};
+	unassign(t, cell);
+}
+
+/* Undoes the logged changes, newest first. */
+static void undo(struct tabu *t)
+{
+	while (t->nlog) {
+		const struct change *ch = &t->log[--t->nlog];
+		if (t->value[ch->cell])
+			unassign(t, ch->cell);
+		if (ch->old_value)
+			assign(t, ch->cell, ch->old_value);
+	}
+}
+
+static void look_at(struct tabu *t, int cell)
+{
+	if (!t->queued[cell] && !t->value[cell]) {
+		t->queued[cell] = true;
+		t->queue[t->nqueue++] = cell;
+	}
+}
+
+static void look_at_peers(struct tabu *t, int cell)
+{
+	int n;
+	const uint16_t *peers = cp_peers(t->box, cell, &n);
+	for (int i = 0; i < n; i++)
+		look_at(t, peers[i]);
+}
+
+/* AC3 on the current state from the cells queued: every empty cell whose
+ * domain is a single value takes it, and its peers are looked at again.
+ * Returns the number of empty cells whose domain is empty. */
+static int ac3(struct tabu *t)
+{
+	int wiped = 0;
+	while (t->nqueue) {
+		int cell = t->queue[--t->nqueue];
+		t->queued[cell] = false;
+		if (t->value[cell])
+			continue;
+		uint64_t d = domain(t, cell);
+		if (d == 0) {
+			wiped++;
+		} else if ((d & (d - 1)) == 0) {
+			logged_assign(t, cell, cp_first_value(d));
+			look_at_peers(t, cell);
+		}
+	}
+	return wiped;
+}
+
+/* Pre-processing (Alg. 4, line 1): AC3 on the puzzle. Its singletons
+ * follow from the givens, so they are fixed like the givens. Returns -1
+ * when a domain empties: the puzzle has no solution. */
+static int preprocess(struct tabu *t)
+{
+	const int side = t->side, cells = t->cells;
+	for (int i = 0; i < side * t->stride; i++)
+		t->row_pos[i] = t->col_pos[i] = t->box_pos[i] = -1;
+	t->empty = cells;
+	for (int cell = 0; cell < cells; cell++) {
+		t->root[cell] = t->all;
+		if (t->puzzle->cell[cell])
+			assign(t, cell, t->puzzle->cell[cell]);
+	}
+	for (int cell = 0; cell < cells; cell++)
+		look_at(t, cell);
+	t->nlog = 0;
+	int wiped = ac3(t);
+	t->nlog = 0;
+	if (wiped)
+		return -1;
+	t->open = 0;
+	for (int cell = 0; cell < cells; cell++) {
+		if (t->value[cell]) {
+			t->fixed[cell] = true;
+			t->root[cell] = bit(t->value[cell]);
+		} else {
+			t->root[cell] = domain(t, cell);
+			t->open_cells[t->open++] = cell;
+		}
+	}
+	return 0;
+}
+
+/* The state to begin a try from: the filtered puzzle, an empty tabu list. */
+static void begin_try(struct tabu *t)
+{
+	for (int i = 0; i < t->open; i++)
+		if (t->value[t->open_cells[i]])
+			unassign(t, t->open_cells[i]);
+	while (t->tabu_len) {
+		t->tabu_count[t->tabu_ring[t->tabu_head]]--;
+		t->tabu_head = (t->tabu_head + 1) % (tabu_size + 3);
+		t->tabu_len--;
+	}
+}
+
+/* The distinct assigned peers holding v, which a move (cell, v) empties. */
+static int holders(const struct tabu *t, int cell, int v, int out[3])
+{
+	int n = 0;
+	int p = t->row_pos[t->row_of[cell] * t->stride + v];
+	if (p >= 0)
+		out[n++] = p;
+	p = t->col_pos[t->col_of[cell] * t->stride + v];
+	if (p >= 0)
+		out[n++] = p;
+	p = t->box_pos[t->box_of[cell] * t->stride + v];
+	if (p >= 0 && (n == 0 || out[0] != p) && (n < 2 || out[1] != p))
+		out[n++] = p;
+	return n;
+}
+
+static bool is_tabu(const struct tabu *t, int cell, int v)
+{
+	return t->tabu_count[cell * t->stride + v] != 0;
+}
+
+/* Lists S_best's neighbourhood, less the tabu moves, with the roulette
+ * wheel's cumulative fitness. */
+static void neighbourhood(struct tabu *t)
+{
+	double total = 0;
+	t->nmoves = 0;
+	for (int i = 0; i < t->open; i++) {
+		const int cell = t->open_cells[i];
+		if (t->value[cell])
+			continue;
+		for (uint64_t d = t->root[cell]; d; d &= d - 1) {
+			const int v = cp_first_value(d);
+			if (is_tabu(t, cell, v))
+				continue;
+			int out[3];
+			int k = holders(t, cell, v, out);
+			total += 1.0 / (1 + k);
+			t->moves[t->nmoves] = (struct move){cell, v, k};
+			t->wheel[t->nmoves++] = total;
+		}
+	}
+}
+
+static int spin(struct tabu *t)
+{
+	double x = rng_double(&t->rng) * t->wheel[t->nmoves - 1];
+	int lo = 0, hi = t->nmoves - 1;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (t->wheel[mid] > x)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+static void add_feature(struct tabu *t, int cell, int v)
+{
+	const int ring = tabu_size + 3;
+	int feature = cell * t->stride + v;
+	t->tabu_ring[(t->tabu_head + t->tabu_len) % ring] = feature;
+	t->tabu_len++;
+	t->tabu_count[feature]++;
+	while (t->tabu_len > tabu_size) {
+		t->tabu_count[t->tabu_ring[t->tabu_head]]--;
+		t->tabu_head = (t->tabu_head + 1) % ring;
+		t->tabu_len--;
+	}
+}
+
+/* Makes the move and filters the result with AC3 (Alg. 4, line 9), every
+ * change logged. The emptied cells and their values go to out and lost.
+ * Returns how many cells were emptied. */
+static int make_candidate(struct tabu *t, const struct move *m, int out[3], int lost[3])
+{
+	int nkicked = holders(t, m->cell, m->value, out);
+	t->nlog = 0;
+	for (int i = 0; i < nkicked; i++) {
+		lost[i] = t->value[out[i]];
+		logged_unassign(t, out[i]);
+		look_at(t, out[i]);
+	}
+	logged_assign(t, m->cell, m->value);
+	look_at_peers(t, m->cell);
+	ac3(t);
+	return nkicked;
+}
+
+enum iteration_result { ITER_ACCEPTED, ITER_REJECTED, ITER_STUCK };
+
+/* One iteration of Alg. 4 (lines 4-16). */
+static enum iteration_result iterate(struct tabu *t)
+{
+	neighbourhood(t);
+	if (t->nmoves == 0)
+		return ITER_STUCK; /* every move is tabu */
+	int spins = candidate_count ? candidate_count : t->nmoves;
+	const struct move *best = &t->moves[spin(t)];
+	for (int s = 1; s < spins; s++) {
+		const struct move *m = &t->moves[spin(t)];
+		if (m->kicked < best->kicked)
+			best = m;
+	}
+	const int cost_before = t->empty;
+	int out[3], lost[3];
+	int nkicked = make_candidate(t, best, out, lost);
+	if (t->empty > cost_before) {
+		undo(t);
+		return ITER_REJECTED;
+	}
+	t->nlog = 0;
+	for (int i = 0; i < nkicked; i++)
+		add_feature(t, out[i], lost[i]);
+	return ITER_ACCEPTED;
+}
+
+enum scan_result { SCAN_FREE, SCAN_STUCK, SCAN_STOPPED };
+
+/* After a rejection: is any move of the neighbourhood (still in t->moves:
+ * a rejection changes neither S_best nor the tabu list) acceptable? When
+ * none is, every later iteration of the try would be rejected as well:
+ * S_best is a fixpoint of Alg. 4, and the try is over. Ending it here
+ * gives what running out its iterations would, sooner. */
+static enum scan_result scan_for_escape(struct tabu *t, struct worker_ctx *ctx)
+{
+	const int cost = t->empty;
+	for (int i = 0; i < t->nmoves; i++) {
+		if ((i & 63) == 63 && worker_should_stop(ctx))
+			return SCAN_STOPPED;
+		int out[3], lost[3];
+		make_candidate(t, &t->moves[i], out, lost);
+		bool acceptable = t->empty <= cost;
+		undo(t);
+		if (acceptable)
+			return SCAN_FREE;
+	}
+	return SCAN_STUCK;
+}
+
+static enum solve_status tabu_solve(const struct grid *puzzle, struct solve_result *res,
+				    struct worker_ctx *ctx)
+{
+	struct tabu t;
+	enum solve_status status = SOLVE_GAVEUP;
+	uint64_t iterations = 0, restarts = 0, try_iterations = 0;
+	if (tabu_alloc(&t, puzzle) < 0) {
+		snprintf(res->reason, sizeof res->reason, "memory");
+		tabu_free(&t);
+		return SOLVE_GAVEUP;
+	}
+	rng_seed(&t.rng, worker_seed(ctx));
+	if (preprocess(&t) < 0) {
+		/* AC3 emptied a domain with the givens alone */
+		snprintf(res->reason, sizeof res->reason, "unsat");
+		goto done;
+	}
+	uint64_t work = 0;
+	int best_cost = t.empty;
+	bool scanned = false; /* since the last acceptance */
+	begin_try(&t);
+	while (t.empty > 0) {
+		if (max_iterations && iterations >= (uint64_t)max_iterations) {
+			snprintf(res->reason, sizeof res->reason, "iterations");
+			goto done;
+		}
+		if (try_length && try_iterations >= (uint64_t)try_length) {
+			begin_try(&t);
+			restarts++;
+			try_iterations = 0;
+			scanned = false;
+		}
+		iterations++;
+		try_iterations++;
+		enum iteration_result r = iterate(&t);
+		if (r == ITER_ACCEPTED) {
+			scanned = false;
+		} else if (r == ITER_STUCK || !scanned) {
+			enum scan_result sr = r == ITER_STUCK ? SCAN_STUCK : scan_for_escape(&t, ctx);
+			scanned = true;
+			work += (uint64_t)t.nmoves * 16;
+			if (sr == SCAN_STOPPED) {
+				status = SOLVE_STOPPED;
+				goto done;
+			}
+			if (sr == SCAN_STUCK) {
+				if (!try_length) {
+					/* one endless try, and it can no longer move */
+					snprintf(res->reason, sizeof res->reason, "stuck");
+					goto done;
+				}
+				try_iterations = (uint64_t)try_length;
+			}
+		}
+		if (t.empty < best_cost)
+			best_cost = t.empty;
+		work += (uint64_t)t.nmoves + 64;
+		if (work >= 8192) {
+			work = 0;
+			if (worker_should_stop(ctx)) {
+				status = SOLVE_STOPPED;
+				goto done;
+			}
+			if (worker_progress_wanted(ctx))
+				worker_progress(ctx, "iteration=%llu cost=%d best=%d restarts=%llu",
+						(unsigned long long)iterations, t.empty, best_cost,
+						(unsigned long long)restarts);
+		}
+	}
+	/* cost 0: a full assignment without conflicts; checked all the same */
+	res->solution = *puzzle;
+	memcpy(res->solution.cell, t.value, (size_t)t.cells);
+	if (grid_verify(puzzle, &res->solution, NULL, 0))
+		status = SOLVE_SOLVED;
+	else
+		snprintf(res->reason, sizeof res->reason, "internal-error");
+done:
+	if (summary)
+		worker_progress(ctx, "iteration=%llu cost=%d restarts=%llu ms=%.3f",
+				(unsigned long long)iterations, t.empty, (unsigned long long)restarts,
+				worker_elapsed_ms(ctx));
+	res->nodes = iterations;
+	tabu_free(&t);
+	return status;
+}
+
+const struct worker_algorithm worker_algorithm = {
+	.name = "tabu",
+	.summary = "Hybrid AC3-tabu search: arc consistency filtering inside a tabu search.",
+	.source = "Soto et al., A hybrid AC3-tabu search algorithm for solving Sudoku puzzles, 3-4",
+	.kind = WORKER_STOCHASTIC,
+	.min_box = 2,
+	.max_box = 8,
+	.options = tabu_options,
+	.solve = tabu_solve,
+};
