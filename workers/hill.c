@@ -96,6 +96,8 @@ struct entry {
 	int f1, f2;
 	uint64_t hash; /* of the non-given digits, to reject duplicates */
 	uint64_t seq;  /* insertion order: on equal scores the newest is expanded first */
+	uint64_t parent; /* the seq of the state it is a swap (a, b) away from */
+	int a, b;
 	bool expanded;
 	uint8_t *cells;
 };
@@ -105,7 +107,6 @@ struct successor {
 	double score;
 	uint64_t tie; /* random: breaks ties among equal scores */
 	int a, b;     /* the swapped cells */
-	int d1, d2;
 };
 
 struct hill {
@@ -116,11 +117,14 @@ struct hill {
 	int *free_cells; /* [box * side + i]: the i-th non-given cell of a box */
 	int *free_count; /* [box] */
 	uint8_t *missing; /* [box * side + i]: the digits the box's givens miss */
-	/* given_row[r * (N+1) + v]: 1 when a given of row r holds v */
-	uint8_t *given_row, *given_col;
+	/* clash[cell * (N+1) + v]: the givens of the cell's row and column
+	 * that hold v (0 to 2), what v costs in f2 there */
+	uint8_t *clash;
+	uint64_t *zobrist; /* [cell * (N+1) + v]: the hash of digit v in cell */
 	/* counts of each digit in each row and column of the current state */
 	uint16_t *row_count, *col_count;
 	uint8_t *cur; /* the state being expanded */
+	uint64_t cur_seq; /* its seq in the queue, or NO_SEQ */
 	int f1, f2;
 	uint64_t hash;
 	long neighbourhood; /* swaps per state */
@@ -136,16 +140,22 @@ struct hill {
 	double best_score; /* the best score since the search began */
 };
 
-static uint64_t digit_hash(int cell, int v)
+#define NO_SEQ UINT64_MAX
+
+static uint64_t digit_hash_of(int cell, int v)
 {
 	uint64_t x = (uint64_t)cell * 97 + (uint64_t)v;
 	return rng_splitmix64(&x);
 }
 
+static inline uint64_t digit_hash(const struct hill *h, int cell, int v)
+{
+	return h->zobrist[cell * (h->side + 1) + v];
+}
+
 static inline int clashes_with_givens(const struct hill *h, int cell, int v)
 {
-	return h->given_row[h->row_of[cell] * (h->side + 1) + v] +
-	       h->given_col[h->col_of[cell] * (h->side + 1) + v];
+	return h->clash[cell * (h->side + 1) + v];
 }
 
 static void hill_free(struct hill *h)
@@ -155,8 +165,8 @@ static void hill_free(struct hill *h)
 	free(h->free_cells);
 	free(h->free_count);
 	free(h->missing);
-	free(h->given_row);
-	free(h->given_col);
+	free(h->clash);
+	free(h->zobrist);
 	free(h->row_count);
 	free(h->col_count);
 	free(h->cur);
@@ -181,15 +191,15 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 	h->free_cells = malloc(sizeof(int) * (size_t)cells);
 	h->free_count = calloc((size_t)side, sizeof(int));
 	h->missing = malloc((size_t)cells);
-	h->given_row = calloc((size_t)(side * (side + 1)), 1);
-	h->given_col = calloc((size_t)(side * (side + 1)), 1);
+	h->clash = calloc((size_t)cells * (size_t)(side + 1), 1);
+	h->zobrist = malloc(sizeof *h->zobrist * (size_t)cells * (size_t)(side + 1));
 	h->row_count = calloc((size_t)(side * (side + 1)), sizeof(uint16_t));
 	h->col_count = calloc((size_t)(side * (side + 1)), sizeof(uint16_t));
 	h->cur = malloc((size_t)cells);
 	h->queue = calloc((size_t)queue_size, sizeof *h->queue);
 	h->best = calloc((size_t)queue_size, sizeof *h->best);
 	if (!h->row_of || !h->col_of || !h->free_cells || !h->free_count || !h->missing ||
-	    !h->given_row || !h->given_col || !h->row_count || !h->col_count || !h->cur ||
+	    !h->clash || !h->zobrist || !h->row_count || !h->col_count || !h->cur ||
 	    !h->queue || !h->best)
 		return -1;
 	for (int i = 0; i < queue_size; i++)
@@ -204,13 +214,10 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 				int cell = r * side + c, v = puzzle->cell[cell];
 				h->row_of[cell] = r;
 				h->col_of[cell] = c;
-				if (v) {
+				if (v)
 					present[v] = true;
-					h->given_row[r * (side + 1) + v] = 1;
-					h->given_col[c * (side + 1) + v] = 1;
-				} else {
+				else
 					h->free_cells[b * side + h->free_count[b]++] = cell;
-				}
 			}
 		}
 		int k = 0;
@@ -218,6 +225,18 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 			if (!present[v])
 				h->missing[b * side + k++] = (uint8_t)v;
 		h->neighbourhood += (long)h->free_count[b] * (h->free_count[b] - 1) / 2;
+	}
+	for (int cell = 0; cell < cells; cell++)
+		for (int v = 0; v <= side; v++)
+			h->zobrist[cell * (side + 1) + v] = digit_hash_of(cell, v);
+	for (int cell = 0; cell < cells; cell++) {
+		int v = puzzle->cell[cell];
+		if (!v)
+			continue;
+		for (int k = 0; k < side; k++) {
+			h->clash[(h->row_of[cell] * side + k) * (side + 1) + v]++;
+			h->clash[(k * side + h->col_of[cell]) * (side + 1) + v]++;
+		}
 	}
 	return 0;
 }
@@ -318,7 +337,7 @@ static void load_state(struct hill *h)
 		h->col_count[h->col_of[cell] * stride + v]++;
 		if (!h->given_value[cell]) {
 			h->f2 += clashes_with_givens(h, cell, v);
-			h->hash ^= digit_hash(cell, v);
+			h->hash ^= digit_hash(h, cell, v);
 		}
 	}
 	h->f1 = 0;
@@ -373,7 +392,8 @@ static void apply_swap(struct hill *h, int a, int b, int d1, int d2)
 	h->col_count[cb * stride + va]++;
 	h->cur[a] = (uint8_t)vb;
 	h->cur[b] = (uint8_t)va;
-	h->hash ^= digit_hash(a, va) ^ digit_hash(a, vb) ^ digit_hash(b, vb) ^ digit_hash(b, va);
+	h->hash ^= digit_hash(h, a, va) ^ digit_hash(h, a, vb) ^ digit_hash(h, b, vb) ^
+		   digit_hash(h, b, va);
 	h->f1 += d1;
 	h->f2 += d2;
 }
@@ -403,20 +423,25 @@ static void queue_clear(struct hill *h)
 	h->queued = 0;
 }
 
-/* Offers h->cur (with its score and hash) to the queue. */
-static void queue_offer_current(struct hill *h)
+/* Offers h->cur (with its score and hash), a swap (a, b) away from the
+ * state numbered parent, to the queue. Returns its seq, or NO_SEQ when it
+ * does not enter. */
+static uint64_t queue_offer_current(struct hill *h, uint64_t parent, int a, int b)
 {
 	for (int i = 0; i < h->queued; i++)
 		if (h->queue[i].hash == h->hash &&
 		    memcmp(h->queue[i].cells, h->cur, (size_t)h->cells) == 0)
-			return;
+			return NO_SEQ;
 	double score = score_of(h->f1, h->f2);
 	int slot = queue_worst(h);
 	if (slot < 0)
 		slot = h->queued++;
 	else if (!(score > h->queue[slot].score))
-		return;
+		return NO_SEQ;
 	struct entry *e = &h->queue[slot];
+	e->parent = parent;
+	e->a = a;
+	e->b = b;
 	e->score = score;
 	e->f1 = h->f1;
 	e->f2 = h->f2;
@@ -424,6 +449,7 @@ static void queue_offer_current(struct hill *h)
 	e->seq = h->next_seq++;
 	e->expanded = false;
 	memcpy(e->cells, h->cur, (size_t)h->cells);
+	return e->seq;
 }
 
 /* The best unexpanded state, or -1 when every state in the queue is spent. */
@@ -437,7 +463,7 @@ static int queue_next(const struct hill *h)
 }
 
 /* Keeps the queue_size best successors of one expansion in h->best. */
-static void keep_successor(struct hill *h, double score, int a, int b, int d1, int d2)
+static void keep_successor(struct hill *h, double score, int a, int b)
 {
 	uint64_t tie = rng_next(&h->rng);
 	int slot;
@@ -452,15 +478,24 @@ static void keep_successor(struct hill *h, double score, int a, int b, int d1, i
 		if (score < h->best[slot].score || (score == h->best[slot].score && tie < h->best[slot].tie))
 			return;
 	}
-	h->best[slot] = (struct successor){score, tie, a, b, d1, d2};
+	h->best[slot] = (struct successor){score, tie, a, b};
 }
 
-static int successor_order(const void *x, const void *y)
+static bool successor_before(const struct successor *p, const struct successor *q)
 {
-	const struct successor *p = x, *q = y;
-	if (p->score != q->score)
-		return p->score < q->score ? -1 : 1;
-	return p->tie < q->tie ? -1 : p->tie > q->tie;
+	return p->score < q->score || (p->score == q->score && p->tie < q->tie);
+}
+
+/* Sorts the kept successors worst first (a few: insertion sort). */
+static void sort_successors(struct successor *s, int n)
+{
+	for (int i = 1; i < n; i++) {
+		struct successor x = s[i];
+		int j = i;
+		for (; j > 0 && successor_before(&x, &s[j - 1]); j--)
+			s[j] = s[j - 1];
+		s[j] = x;
+	}
 }
 
 enum expand_result { EXPAND_ON, EXPAND_GOAL };
@@ -476,13 +511,43 @@ static enum expand_result expand(struct hill *h)
 	double floor_score = worst < 0 ? -1e300 : h->queue[worst].score;
 	bool floor_strict = worst >= 0;
 	h->nbest = 0;
+	const int stride = side + 1;
 	for (int b = 0; b < side; b++) {
 		const int nfree = h->free_count[b];
 		const int *cells = &h->free_cells[b * side];
+		/* what the scoring of this box's swaps reads, gathered once */
+		struct slot {
+			int v, row, col;
+			int row_single, col_single; /* v is alone in its row / column */
+			const uint16_t *row_count, *col_count;
+			const uint8_t *clash;
+		} slot[GRID_MAX_SIDE];
 		for (int i = 0; i < nfree; i++) {
+			struct slot *x = &slot[i];
+			const int cell = cells[i];
+			x->v = h->cur[cell];
+			x->row = h->row_of[cell];
+			x->col = h->col_of[cell];
+			x->row_count = &h->row_count[x->row * stride];
+			x->col_count = &h->col_count[x->col * stride];
+			x->row_single = x->row_count[x->v] == 1;
+			x->col_single = x->col_count[x->v] == 1;
+			x->clash = &h->clash[cell * stride];
+		}
+		for (int i = 0; i < nfree; i++) {
+			const struct slot *x = &slot[i];
+			const int x_clash = x->clash[x->v];
 			for (int j = i + 1; j < nfree; j++) {
-				int d1, d2;
-				swap_change(h, cells[i], cells[j], &d1, &d2);
+				const struct slot *y = &slot[j];
+				/* swap_change, with what it reads gathered in the slots */
+				int d1 = 0;
+				if (x->row != y->row)
+					d1 += (x->row_count[y->v] == 0) - x->row_single +
+					      (y->row_count[x->v] == 0) - y->row_single;
+				if (x->col != y->col)
+					d1 += (x->col_count[y->v] == 0) - x->col_single +
+					      (y->col_count[x->v] == 0) - y->col_single;
+				int d2 = x->clash[y->v] + y->clash[x->v] - x_clash - y->clash[y->v];
 				if (h->f1 + d1 == h->target_f1) {
 					apply_swap(h, cells[i], cells[j], d1, d2);
 					return EXPAND_GOAL;
@@ -490,7 +555,7 @@ static enum expand_result expand(struct hill *h)
 				double score = base + weight_distinct * d1 + weight_clashes * d2;
 				if (score < floor_score || (floor_strict && score == floor_score))
 					continue;
-				keep_successor(h, score, cells[i], cells[j], d1, d2);
+				keep_successor(h, score, cells[i], cells[j]);
 				if (h->nbest == queue_size) {
 					/* later successors must beat the weakest kept one */
 					double weakest = h->best[0].score;
@@ -506,12 +571,13 @@ static enum expand_result expand(struct hill *h)
 		}
 	}
 	/* offer them worst first, so that the best is the newest of its score */
-	qsort(h->best, (size_t)h->nbest, sizeof *h->best, successor_order);
+	sort_successors(h->best, h->nbest);
 	for (int k = 0; k < h->nbest; k++) {
 		const struct successor *s = &h->best[k];
-		apply_swap(h, s->a, s->b, s->d1, s->d2);
-		queue_offer_current(h);
 		int d1, d2;
+		swap_change(h, s->a, s->b, &d1, &d2);
+		apply_swap(h, s->a, s->b, d1, d2);
+		queue_offer_current(h, h->cur_seq, s->a, s->b);
 		swap_change(h, s->a, s->b, &d1, &d2);
 		apply_swap(h, s->a, s->b, d1, d2);
 	}
@@ -549,7 +615,7 @@ static enum solve_status hill_solve(const struct grid *puzzle, struct solve_resu
 				status = SOLVE_SOLVED;
 				break;
 			}
-			queue_offer_current(&h);
+			h.cur_seq = queue_offer_current(&h, NO_SEQ, 0, 0);
 		}
 		int next = queue_next(&h);
 		if (next < 0) {
@@ -565,8 +631,16 @@ static enum solve_status hill_solve(const struct grid *puzzle, struct solve_resu
 		struct entry *e = &h.queue[next];
 		const double score = e->score;
 		e->expanded = true;
-		memcpy(h.cur, e->cells, (size_t)h.cells);
-		load_state(&h);
+		if (e->parent != NO_SEQ && e->parent == h.cur_seq) {
+			/* the usual case: a successor of the state just expanded */
+			int d1, d2;
+			swap_change(&h, e->a, e->b, &d1, &d2);
+			apply_swap(&h, e->a, e->b, d1, d2);
+		} else if (e->seq != h.cur_seq) {
+			memcpy(h.cur, e->cells, (size_t)h.cells);
+			load_state(&h);
+		}
+		h.cur_seq = e->seq;
 		if (score > h.best_score)
 			h.best_score = score;
 		h.iterations++;
