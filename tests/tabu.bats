@@ -114,7 +114,7 @@ effort() {
 
 @test "options: tabu list size, candidate list size, try length still solve" {
 	for opts in "--tabu-size 0" "--tabu-size 100" "--candidates 1" "--candidates 20" \
-		"--try-iterations 100000" "--try-iterations 50"; do
+		"--try-iterations 100000" "--try-iterations 50" "--moves any" "--moves empty"; do
 		# shellcheck disable=SC2086
 		run tabu --seed 2 $opts "$DATA/qqwing9.txt"
 		assert_success
@@ -129,6 +129,9 @@ effort() {
 	run --separate-stderr sudoku-tabu --try-iterations many "$DATA/qqwing9.txt"
 	assert_failure 2
 	[[ $stderr == *"--try-iterations"* ]]
+	run --separate-stderr sudoku-tabu --moves some "$DATA/qqwing9.txt"
+	assert_failure 2
+	[[ $stderr == *"empty|any"* ]]
 }
 
 @test "larger grids: 16x16 and 25x25" {

@@ -35,20 +35,28 @@
  *   repairs a cell whose domain AC3 emptied. This is the neighbourhood
  *   that tabu search over partial colourings uses for graph colouring
  *   (Sudoku is one), and the only one under which both the paper's cost
- *   and its AC3 filling act on every state.
+ *   and its AC3 filling act on every state. --moves=any also lets a move
+ *   change the value of an assigned cell (cost change k): more sideways
+ *   moves, fewer tries that get stuck, but on 50 qqwing intermediate
+ *   puzzles it was 30 times slower to a solution (mean 1.9 s against
+ *   65 ms, 2 unsolved in 10 s), so it is not the default.
  * - The roulette wheel (Alg. 4, lines 5-7). Each move's slice is
- *   proportional to 1 / (1 + k), its fitness; the generator spins once per
- *   move of the neighbourhood, as the for loop of line 5 reads
+ *   proportional to its fitness 1 / (2 + d), d its cost change before
+ *   AC3 (1 / (1 + k) for a move into an empty cell); the generator spins
+ *   once per move of the neighbourhood, as the for loop of line 5 reads
  *   (--candidates fixes a smaller list). The best candidate is the one
- *   with the fewest empty cells; on ties the first drawn.
+ *   with the fewest empty cells (the least d); on ties the first drawn.
  * - The features (Alg. 4, line 11). FeatureDifferences(S_candidate,
  *   S_best) are the assignments (cell, value) that S_best had and the
- *   candidate lost: the emptied cells. A move that would make such an
+ *   candidate lost: the emptied cells (and with --moves=any the old value
+ *   of the cell that changed). A move that would make such an
  *   assignment again contains a tabu feature and is left out of the
  *   neighbourhood (Alg. 1, line 6). Without this the search would undo
  *   its last repair at once: it is what lets the search walk along
- *   plateaus of equal cost. The paper names no size: the default, 10,
- *   was chosen on a few qqwing puzzles (see contrib/bench/bench-local).
+ *   plateaus of equal cost. The paper names no size. On 50 qqwing
+ *   intermediate puzzles (not the benchmark's), sizes 2 to 50 were alike
+ *   (35 to 65 ms to a solution on average) and 0 two to four times
+ *   slower: the default is 10.
  * - AC3 on a candidate that empties a domain (Alg. 3 answers false): the
  *   paper's Alg. 4 does not look at the answer, and neither does this
  *   code. The cell stays empty (it counts in the cost) and the filtering
@@ -58,8 +66,9 @@
  * - AC3 with binary != constraints: Revise3(x_i, x_i != x_j) removes a
  *   value v from D(x_i) exactly when D(x_j) = {v}, so an arc needs a new
  *   look only when a domain becomes a singleton. The queue therefore
- *   holds the cells whose domain became a singleton rather than the arcs;
- *   AC3's fixpoint is unique, so the domains it reaches are the same. The
+ *   holds the cells whose domain may have become a singleton rather than
+ *   the arcs; while no domain empties, AC3's fixpoint is unique, so the
+ *   domains reached are AC3's. The
  *   domain of an empty cell is its root domain less the values its
  *   assigned peers hold (bit masks per row, column and box).
  * - Tries. Table 1 counts independent tries of 1000 iterations. Here a
@@ -87,6 +96,7 @@ static int candidate_count = 0; /* 0: one spin per move of the neighbourhood */
 static int try_length = 1000;
 static int max_iterations = 0;
 static bool summary = false;
+static int move_kind = 0; /* 0: empty cells only; 1: any cell not fixed */
 
 static const struct worker_option tabu_options[] = {
 	{"tabu-size", OPT_INT, &tabu_size, 0, 1000000, NULL,
@@ -97,15 +107,18 @@ static const struct worker_option tabu_options[] = {
 	 "iterations of one try before the next starts (Table 1: 1000), 0: one try"},
 	{"max-iterations", OPT_INT, &max_iterations, 0, 2000000000, NULL,
 	 "give up after this many iterations in all (Table 2: 100000), 0: never"},
+	{"moves", OPT_CHOICE, &move_kind, 0, 0, "empty|any",
+	 "which cells a move may give a value: empty ones, or any not fixed"},
 	{"summary", OPT_FLAG, &summary, 0, 0, NULL,
 	 "report the effort (iterations, restarts, ms) when a puzzle ends"},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
-/* A move: give empty cell `cell` the value `value`, emptying `kicked`
- * peers. */
+/* A move: give cell `cell` the value `value`, emptying the peers that
+ * hold it; `delta` is the change of cost before AC3 (the peers emptied,
+ * less one when the cell was empty). */
 struct move {
-	int cell, value, kicked;
+	int cell, value, delta;
 };
 
 /* One change to the assignment, to undo a rejected candidate. */
@@ -398,16 +411,17 @@ static void neighbourhood(struct tabu *t)
 	t->nmoves = 0;
 	for (int i = 0; i < t->open; i++) {
 		const int cell = t->open_cells[i];
-		if (t->value[cell])
+		const int now = t->value[cell];
+		if (now && move_kind == 0)
 			continue;
 		for (uint64_t d = t->root[cell]; d; d &= d - 1) {
 			const int v = cp_first_value(d);
-			if (is_tabu(t, cell, v))
+			if (v == now || is_tabu(t, cell, v))
 				continue;
 			int out[3];
-			int k = holders(t, cell, v, out);
-			total += 1.0 / (1 + k);
-			t->moves[t->nmoves] = (struct move){cell, v, k};
+			int delta = holders(t, cell, v, out) - !now;
+			total += 1.0 / (2 + delta);
+			t->moves[t->nmoves] = (struct move){cell, v, delta};
 			t->wheel[t->nmoves++] = total;
 		}
 	}
@@ -442,21 +456,27 @@ static void add_feature(struct tabu *t, int cell, int v)
 }
 
 /* Makes the move and filters the result with AC3 (Alg. 4, line 9), every
- * change logged. The emptied cells and their values go to out and lost.
- * Returns how many cells were emptied. */
-static int make_candidate(struct tabu *t, const struct move *m, int out[3], int lost[3])
+ * change logged. The assignments the move takes away (the emptied peers',
+ * and the cell's own old one) go to out and lost: FeatureDifferences.
+ * Returns how many. */
+static int make_candidate(struct tabu *t, const struct move *m, int out[4], int lost[4])
 {
-	int nkicked = holders(t, m->cell, m->value, out);
+	int n = holders(t, m->cell, m->value, out);
 	t->nlog = 0;
-	for (int i = 0; i < nkicked; i++) {
+	for (int i = 0; i < n; i++) {
 		lost[i] = t->value[out[i]];
 		logged_unassign(t, out[i]);
 		look_at(t, out[i]);
 	}
+	if (t->value[m->cell]) {
+		out[n] = m->cell;
+		lost[n++] = t->value[m->cell];
+		logged_unassign(t, m->cell);
+	}
 	logged_assign(t, m->cell, m->value);
 	look_at_peers(t, m->cell);
 	ac3(t);
-	return nkicked;
+	return n;
 }
 
 enum iteration_result { ITER_ACCEPTED, ITER_REJECTED, ITER_STUCK };
@@ -471,18 +491,18 @@ static enum iteration_result iterate(struct tabu *t)
 	const struct move *best = &t->moves[spin(t)];
 	for (int s = 1; s < spins; s++) {
 		const struct move *m = &t->moves[spin(t)];
-		if (m->kicked < best->kicked)
+		if (m->delta < best->delta)
 			best = m;
 	}
 	const int cost_before = t->empty;
-	int out[3], lost[3];
-	int nkicked = make_candidate(t, best, out, lost);
+	int out[4], lost[4];
+	int nlost = make_candidate(t, best, out, lost);
 	if (t->empty > cost_before) {
 		undo(t);
 		return ITER_REJECTED;
 	}
 	t->nlog = 0;
-	for (int i = 0; i < nkicked; i++)
+	for (int i = 0; i < nlost; i++)
 		add_feature(t, out[i], lost[i]);
 	return ITER_ACCEPTED;
 }
@@ -500,7 +520,7 @@ static enum scan_result scan_for_escape(struct tabu *t, struct worker_ctx *ctx)
 	for (int i = 0; i < t->nmoves; i++) {
 		if ((i & 63) == 63 && worker_should_stop(ctx))
 			return SCAN_STOPPED;
-		int out[3], lost[3];
+		int out[4], lost[4];
 		make_candidate(t, &t->moves[i], out, lost);
 		bool acceptable = t->empty <= cost;
 		undo(t);
