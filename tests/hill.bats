@@ -8,6 +8,8 @@ bats_require_minimum_version 1.5.0
 load helpers
 
 ESCARGOT=1....7.9..3..2...8..96..5....53..9...1..8...26....4...3......1..4......7..7...3..
+# No solution, but nothing shows it at once: the search climbs and restarts.
+UNSAT9=.....5.8....6.1.43..........1.5........1.6...3.......553.....61........4.........
 # One free cell per box, and that box's missing digit clashes with a given
 # of its row: the only state of the search space is no solution.
 UNSAT4=.21434.221434321
@@ -64,7 +66,7 @@ effort() {
 @test "progress shows the iteration, the score and the restarts as they happen" {
 	start_session sudoku-hill --protocol --seed 1
 	expect_line '^hello hill '
-	send "solve h $(cat "$DATA/hard25.txt") progress_ms=20"
+	send "solve h $UNSAT9 progress_ms=20"
 	expect_line '^progress h iteration=[0-9]+ score=[-0-9.e+]+ best=[-0-9.e+]+ restarts=[1-9][0-9]*$' 20
 	send "cancel h"
 	expect_line '^cancelled h$' 2
@@ -95,7 +97,7 @@ effort() {
 
 @test "options: random start, no post-swap, a queue of one, other weights still solve" {
 	for opts in "--no-greedy" "--no-post-swap" "--no-greedy --no-post-swap" "--queue 1" \
-		"--queue 50" "--w2 0" "--w1 2 --w2 -3"; do
+		"--queue 50" "--w2 0" "--w1 2 --w2 -3" "--no-plateau-walk" "--no-plateau-walk --queue 1"; do
 		# shellcheck disable=SC2086
 		run hill --seed 2 $opts "$DATA/qqwing9.txt"
 		assert_success
@@ -116,6 +118,23 @@ effort() {
 	done
 	echo "greedy $greedy, random $random"
 	[ "$greedy" -gt "$random" ]
+}
+
+@test "the plateau walk (4.5) makes longer climbs: fewer restarts per iteration" {
+	walk_it=0 walk_rs=0 still_it=0 still_rs=0
+	for seed in 1 2 3; do
+		run --separate-stderr hill --seed $seed --summary <<<"$ESCARGOT"
+		assert_success
+		[[ $stderr =~ iteration=([0-9]+)\ restarts=([0-9]+) ]]
+		walk_it=$((walk_it + BASH_REMATCH[1])) walk_rs=$((walk_rs + BASH_REMATCH[2]))
+		run --separate-stderr hill --seed $seed --summary --no-plateau-walk <<<"$ESCARGOT"
+		assert_success
+		[[ $stderr =~ iteration=([0-9]+)\ restarts=([0-9]+) ]]
+		still_it=$((still_it + BASH_REMATCH[1])) still_rs=$((still_rs + BASH_REMATCH[2]))
+	done
+	echo "walk: $walk_it iterations, $walk_rs restarts; no walk: $still_it, $still_rs"
+	# iterations per climb: walk_it / (walk_rs + 3) > still_it / (still_rs + 3)
+	[ $((walk_it * (still_rs + 3))) -gt $((still_it * (walk_rs + 3))) ]
 }
 
 @test "bad option values are usage errors" {
