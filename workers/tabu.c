@@ -38,8 +38,9 @@
  *   and its AC3 filling act on every state. --moves=any also lets a move
  *   change the value of an assigned cell (cost change k): more sideways
  *   moves, fewer tries that get stuck, but on 50 qqwing intermediate
- *   puzzles it was 30 times slower to a solution (mean 1.9 s against
- *   65 ms, 2 unsolved in 10 s), so it is not the default.
+ *   puzzles (not the benchmark's) it was 17 times slower to a solution
+ *   (mean 208 ms against 12 ms, 7 times the iterations), so it is not the
+ *   default.
  * - The roulette wheel (Alg. 4, lines 5-7). Each move's slice is
  *   proportional to its fitness 1 / (2 + d), d its cost change before
  *   AC3 (1 / (1 + k) for a move into an empty cell); the generator spins
@@ -54,10 +55,9 @@
  *   assignment again contains a tabu feature and is left out of the
  *   neighbourhood (Alg. 1, line 6). Without this the search would undo
  *   its last repair at once: it is what lets the search walk along
- *   plateaus of equal cost. The paper names no size. On 50 qqwing
- *   intermediate puzzles (not the benchmark's), sizes 2 to 50 were alike
- *   (35 to 65 ms to a solution on average) and 0 two to four times
- *   slower: the default is 10.
+ *   plateaus of equal cost. The paper names no size. On the same 50
+ *   puzzles, sizes 5 to 50 were alike (6 to 16 ms to a solution on
+ *   average), 2 took 21 ms and 0 (no tabu list) 52 ms: the default is 10.
  * - AC3 on a candidate that empties a domain (Alg. 3 answers false): the
  *   paper's Alg. 4 does not look at the answer, and neither does this
  *   code. The cell stays empty (it counts in the cost) and the filtering
