@@ -172,19 +172,33 @@ static inline int unit_singles(bands w, bands open, bands *singles)
 	return 0;
 }
 
-/* Places digit d in each cell of `cells` that still allows it. */
-static inline void place_all(struct board *b, int d, bands cells)
+/* The union of the peers of a set of cells. */
+static inline bands peers_of(bands cells)
 {
+	bands peers = {0};
 	halves h = (halves)cells;
-	for (int half = 0; half < 2; half++) {
-		for (uint64_t x = h[half]; x; x &= x - 1) {
-			int slot = 64 * half + __builtin_ctzll(x);
-			/* an earlier placement of this round may have taken d
-			 * from it: the next count finds the empty cell or unit */
-			if (any(b->cand[d] & slot_bits[slot]))
-				place(b, d, slot);
-		}
-	}
+	for (uint64_t x = h[0]; x; x &= x - 1)
+		peers |= peer_bits[__builtin_ctzll(x)];
+	for (uint64_t x = h[1]; x; x &= x - 1)
+		peers |= peer_bits[64 + __builtin_ctzll(x)];
+	return peers;
+}
+
+/* Fixes digit d in all of `cells` (open cells that allow it) at once: the
+ * cells' other values go, and rule 1 takes d from their peers. Returns -1
+ * when two of them share a unit, which fixing them one by one would also
+ * have found (the second would lose its last place in some unit). */
+static inline int place_set(struct board *b, int d, bands cells)
+{
+	bands peers = peers_of(cells);
+	if (any(cells & peers))
+		return -1;
+#pragma GCC unroll 9
+	for (int e = 0; e < 9; e++)
+		b->cand[e] &= ~cells;
+	b->cand[d] = (b->cand[d] & ~peers) | cells;
+	b->open &= ~cells;
+	return 0;
 }
 
 /* The digits whose cells differ from `seen`, as a bit mask. */
@@ -214,7 +228,8 @@ static int propagate(struct board *b, const bands seen_before[9])
 				bands singles;
 				if (unit_singles(b->cand[d], b->open, &singles) < 0)
 					return -1;
-				place_all(b, d, singles);
+				if (any(singles) && place_set(b, d, singles) < 0)
+					return -1;
 			} while (changed);
 		}
 		/* rule 1's fixed values: open cells with one value left */
@@ -228,24 +243,33 @@ static int propagate(struct board *b, const bands seen_before[9])
 		bands single = b->open & ~two;
 		if (!any(single))
 			return 0;
-		/* the digit of each such cell, bit-sliced */
+		/* each such cell's digit, bit-sliced, and the peers of the cells
+		 * of each digit: a cell with one value has no other to lose, so
+		 * fixing them all is taking each digit from those peers */
 		bands bit0 = b->cand[1] | b->cand[3] | b->cand[5] | b->cand[7];
 		bands bit1 = b->cand[2] | b->cand[3] | b->cand[6] | b->cand[7];
 		bands bit2 = b->cand[4] | b->cand[5] | b->cand[6] | b->cand[7];
 		bands bit3 = b->cand[8];
 		halves h = (halves)single, h0 = (halves)bit0, h1 = (halves)bit1, h2 = (halves)bit2,
 		       h3 = (halves)bit3;
+		bands peers[9] = {{0}};
 		for (int half = 0; half < 2; half++) {
 			for (uint64_t x = h[half]; x; x &= x - 1) {
-				int k = __builtin_ctzll(x), slot = 64 * half + k;
+				int k = __builtin_ctzll(x);
 				int d = (int)((h0[half] >> k & 1) | (h1[half] >> k & 1) << 1 |
 					      (h2[half] >> k & 1) << 2 | (h3[half] >> k & 1) << 3);
-				/* a peer fixed to the same value this round has
-				 * emptied the cell: the next count finds it */
-				if (any(b->cand[d] & slot_bits[slot]))
-					place(b, d, slot);
+				peers[d] |= peer_bits[64 * half + k];
 			}
 		}
+		/* two such cells with the same value in one unit: a contradiction */
+		bands clash = {0};
+		for (int d = 0; d < 9; d++)
+			clash |= b->cand[d] & single & peers[d];
+		if (any(clash))
+			return -1;
+		for (int d = 0; d < 9; d++)
+			b->cand[d] &= ~peers[d];
+		b->open &= ~single;
 	}
 }
 
