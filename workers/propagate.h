@@ -25,6 +25,14 @@ struct cp_board {
 	uint8_t *value; /* [cells]: the fixed value, 0 while open */
 	int *queue;     /* [cells]: cells fixed but not yet propagated */
 	int nqueue;
+	/* Rule 2's bookkeeping, kept while not tolerant: places[u * side + v-1]
+	 * counts the cells of unit u whose value set holds v. When a count
+	 * drops to 1, (u, v) waits in `lone` to be fixed; at 0 the unit has no
+	 * place for v. */
+	uint8_t *places;       /* [3 * side * side] */
+	uint64_t *unit_values; /* [3 * side]: the values fixed in each unit */
+	int *lone;             /* [3 * side * side]: u * side + v-1 */
+	int nlone;
 };
 
 /* Allocates a board for box size box; returns 0 or -1 (out of memory). */
