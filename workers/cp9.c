@@ -315,11 +315,15 @@ static int open_cells(const struct board *b)
 
 static void search(struct search *se, const struct board *b)
 {
-	if (!any(b->open)) {
+	bool solved = !any(b->open);
+	if (solved) {
 		if (se->found++ == 0)
 			se->first = *b;
-		return;
+		if (se->found >= se->limit)
+			return;
 	}
+	/* nodes counted as the general path counts them: every node but the
+	 * solution that ends the search */
 	if ((++se->nodes & 1023) == 0) {
 		if (worker_should_stop(se->ctx)) {
 			se->stopped = true;
@@ -329,6 +333,8 @@ static void search(struct search *se, const struct board *b)
 			worker_progress(se->ctx, "depth=%d filled=%d/81 nodes=%llu", se->depth,
 					81 - open_cells(b), (unsigned long long)se->nodes);
 	}
+	if (solved)
+		return;
 	int slot = choose_slot(b);
 	unsigned values = 0;
 	for (int d = 0; d < 9; d++)
