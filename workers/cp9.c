@@ -9,19 +9,22 @@
  * on the whole grid. The order of the bits is reading order, so "the first
  * cell" of a set is the lowest bit of its first non-empty band.
  *
- * Rule 1 for one placement is a few masks (the value leaves its peers, the
+ * Rule 1 for a placement is a few masks (the value leaves its peers, the
  * cell's other values leave it). The consequences are found bit-parallel,
  * with no loop over units or cells:
- *   - a cell with one value left (rule 1 applied to the cell itself: its
- *     value is then fixed) or none (a contradiction) comes out of
- *     bit-sliced "at least one / at least two" counts over the nine digits;
- *   - rule 2 keeps, for each digit whose cells changed, the same two counts
- *     per unit: rows and boxes from "triads" (three cells of a row inside
- *     one box), columns by folding the rows of each band, then the bands.
- *     A unit that counts one cell for a digit not yet placed there fixes
- *     the digit in that cell; a unit that counts none is a contradiction.
- *     A digit's placed cells stay in its set, so a unit where it is placed
- *     counts exactly one.
+ *   - rule 2 keeps, for each digit whose cells changed since it last
+ *     looked, "at least one / at least two" counts per unit: rows and
+ *     boxes from "triads" (three cells of a row inside one box), columns
+ *     by folding the rows of each band, then the bands. A unit that counts
+ *     one cell for a digit not yet placed there fixes the digit in that
+ *     cell; a unit that counts none is a contradiction. A digit's placed
+ *     cells stay in its set, so a unit where it is placed counts one;
+ *   - rule 1's consequence in a cell (one value left: it is fixed; none: a
+ *     contradiction) comes out of the same two counts over the nine digits.
+ * The singles a look finds are fixed together, as a set: the union of
+ * their peers loses the digit (two in one unit are a contradiction, as
+ * fixing them one by one would also find).
+ *
  * The fixpoint of the two rules is the same whatever order they fire in,
  * so this path deduces exactly what propagate.c deduces, and its search
  * visits the same nodes. */
@@ -37,7 +40,6 @@
 /* Lanes 0-2: the bands; lane 3 stays 0. A cell's "slot" is its bit in the
  * vector seen as 128 bits: 32 * band + 9 * row-in-band + column. */
 typedef uint32_t bands __attribute__((vector_size(16)));
-typedef uint64_t halves __attribute__((vector_size(16)));
 
 #define BAND_ALL 0x7FFFFFFu /* the 27 cells of a band */
 #define ROW_FLAGS 0x40201u  /* the first cell of each row of a band */
@@ -89,11 +91,22 @@ static inline bool any(bands v)
 #endif
 }
 
+/* Half k of a set as 64 bits: slots 0-63, then 64-127. */
+static inline uint64_t half(bands v, int k)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	typedef uint64_t halves __attribute__((vector_size(16)));
+	return ((halves)v)[k]; /* the same bits, no shuffling */
+#else
+	return k ? v[2] : v[0] | (uint64_t)v[1] << 32;
+#endif
+}
+
 /* The first slot of a non-empty set: the first cell in reading order. */
 static inline int first_slot(bands v)
 {
-	halves h = (halves)v;
-	return h[0] ? __builtin_ctzll(h[0]) : 64 + __builtin_ctzll(h[1]);
+	uint64_t low = half(v, 0);
+	return low ? __builtin_ctzll(low) : 64 + __builtin_ctzll(half(v, 1));
 }
 
 struct board {
@@ -176,10 +189,9 @@ static inline int unit_singles(bands w, bands open, bands *singles)
 static inline bands peers_of(bands cells)
 {
 	bands peers = {0};
-	halves h = (halves)cells;
-	for (uint64_t x = h[0]; x; x &= x - 1)
+	for (uint64_t x = half(cells, 0); x; x &= x - 1)
 		peers |= peer_bits[__builtin_ctzll(x)];
-	for (uint64_t x = h[1]; x; x &= x - 1)
+	for (uint64_t x = half(cells, 1); x; x &= x - 1)
 		peers |= peer_bits[64 + __builtin_ctzll(x)];
 	return peers;
 }
@@ -250,15 +262,15 @@ static int propagate(struct board *b, const bands seen_before[9])
 		bands bit1 = b->cand[2] | b->cand[3] | b->cand[6] | b->cand[7];
 		bands bit2 = b->cand[4] | b->cand[5] | b->cand[6] | b->cand[7];
 		bands bit3 = b->cand[8];
-		halves h = (halves)single, h0 = (halves)bit0, h1 = (halves)bit1, h2 = (halves)bit2,
-		       h3 = (halves)bit3;
 		bands peers[9] = {{0}};
-		for (int half = 0; half < 2; half++) {
-			for (uint64_t x = h[half]; x; x &= x - 1) {
+		for (int h = 0; h < 2; h++) {
+			uint64_t b0 = half(bit0, h), b1 = half(bit1, h), b2 = half(bit2, h),
+				 b3 = half(bit3, h);
+			for (uint64_t x = half(single, h); x; x &= x - 1) {
 				int k = __builtin_ctzll(x);
-				int d = (int)((h0[half] >> k & 1) | (h1[half] >> k & 1) << 1 |
-					      (h2[half] >> k & 1) << 2 | (h3[half] >> k & 1) << 3);
-				peers[d] |= peer_bits[64 * half + k];
+				int d = (int)((b0 >> k & 1) | (b1 >> k & 1) << 1 | (b2 >> k & 1) << 2 |
+					      (b3 >> k & 1) << 3);
+				peers[d] |= peer_bits[64 * h + k];
 			}
 		}
 		/* two such cells with the same value in one unit: a contradiction */
@@ -292,10 +304,9 @@ static int choose_slot(const struct board *b)
 	if (any(x))
 		return first_slot(x);
 	int best = -1, best_n = 10;
-	halves open = (halves)b->open;
-	for (int half = 0; half < 2; half++) {
-		for (uint64_t o = open[half]; o; o &= o - 1) {
-			int slot = 64 * half + __builtin_ctzll(o), n = 0;
+	for (int h = 0; h < 2; h++) {
+		for (uint64_t o = half(b->open, h); o; o &= o - 1) {
+			int slot = 64 * h + __builtin_ctzll(o), n = 0;
 			for (int d = 0; d < 9; d++)
 				n += any(b->cand[d] & slot_bits[slot]);
 			if (n < best_n) {
@@ -380,10 +391,9 @@ enum solve_status cp9_solve(const struct grid *puzzle, struct solve_result *res,
 	if (se.found) {
 		grid_init(&res->solution, 3);
 		for (int d = 0; d < 9; d++) {
-			halves h = (halves)se.first.cand[d];
-			for (int half = 0; half < 2; half++)
-				for (uint64_t x = h[half]; x; x &= x - 1)
-					res->solution.cell[cell_of(64 * half + __builtin_ctzll(x))] =
+			for (int h = 0; h < 2; h++)
+				for (uint64_t x = half(se.first.cand[d], h); x; x &= x - 1)
+					res->solution.cell[cell_of(64 * h + __builtin_ctzll(x))] =
 						(uint8_t)(d + 1);
 		}
 		return SOLVE_SOLVED;
