@@ -139,15 +139,17 @@ struct tabu {
 	int *row_of, *col_of, *box_of;
 	/* the assigned values of each unit, and where each is */
 	uint64_t *row_mask, *col_mask, *box_mask;
+	/* the assigned values where a row meets a box ([row * n + box column])
+	 * and where a column meets a box ([column * n + box row]) */
+	uint64_t *row_box_mask, *col_box_mask;
 	int *row_pos, *col_pos, *box_pos; /* [unit * stride + v]: cell or -1 */
 	int empty;  /* cost: empty cells of the current state */
 	int open;   /* cells not fixed */
 	int *open_cells;
 
-	/* the neighbourhood of one iteration */
-	struct move *moves;
+	/* the neighbourhood of one iteration: its size, and its moves per cost
+	 * change d + 1 (d from -1 to 3), the roulette wheel's classes */
 	int nmoves;
-	/* moves per cost change d + 1 (d from -1 to 3): the wheel's classes */
 	int class_size[5];
 
 	/* AC3's queue of cells to look at, and whether each is in it */
@@ -162,6 +164,7 @@ struct tabu {
 	int *tabu_ring;
 	int tabu_len, tabu_head;
 	uint32_t *tabu_count; /* [cells * stride]: times a feature is in the list */
+	uint64_t *tabu_mask;  /* [cells]: the values that are tabu there */
 
 	struct rng rng;
 };
@@ -186,7 +189,9 @@ static void tabu_free(struct tabu *t)
 	free(t->col_pos);
 	free(t->box_pos);
 	free(t->open_cells);
-	free(t->moves);
+	free(t->row_box_mask);
+	free(t->col_box_mask);
+	free(t->tabu_mask);
 	free(t->queue);
 	free(t->queued);
 	free(t->log);
@@ -219,7 +224,9 @@ static int tabu_alloc(struct tabu *t, const struct grid *puzzle)
 	t->col_pos = malloc(sizeof(int) * units);
 	t->box_pos = malloc(sizeof(int) * units);
 	t->open_cells = malloc(sizeof(int) * (size_t)cells);
-	t->moves = malloc(sizeof *t->moves * (size_t)cells * (size_t)side);
+	t->row_box_mask = calloc((size_t)side * (size_t)t->box, sizeof(uint64_t));
+	t->col_box_mask = calloc((size_t)side * (size_t)t->box, sizeof(uint64_t));
+	t->tabu_mask = calloc((size_t)cells, sizeof(uint64_t));
 	t->queue = malloc(sizeof(int) * (size_t)cells);
 	t->queued = calloc((size_t)cells, sizeof *t->queued);
 	/* a candidate changes each cell at most twice (emptied, then filled) */
@@ -228,7 +235,8 @@ static int tabu_alloc(struct tabu *t, const struct grid *puzzle)
 	t->tabu_count = calloc((size_t)cells * (size_t)stride, sizeof(uint32_t));
 	if (!t->root || !t->fixed || !t->value || !t->row_of || !t->col_of || !t->box_of ||
 	    !t->row_mask || !t->col_mask || !t->box_mask || !t->row_pos || !t->col_pos ||
-	    !t->box_pos || !t->open_cells || !t->moves || !t->queue || !t->queued ||
+	    !t->box_pos || !t->open_cells || !t->row_box_mask || !t->col_box_mask ||
+	    !t->tabu_mask || !t->queue || !t->queued ||
 	    !t->log || !t->tabu_ring || !t->tabu_count)
 		return -1;
 	for (int cell = 0; cell < cells; cell++) {
@@ -254,6 +262,8 @@ static void assign(struct tabu *t, int cell, int v)
 	t->row_mask[r] |= bit(v);
 	t->col_mask[c] |= bit(v);
 	t->box_mask[b] |= bit(v);
+	t->row_box_mask[r * t->box + c / t->box] |= bit(v);
+	t->col_box_mask[c * t->box + r / t->box] |= bit(v);
 	t->row_pos[r * t->stride + v] = cell;
 	t->col_pos[c * t->stride + v] = cell;
 	t->box_pos[b * t->stride + v] = cell;
@@ -268,6 +278,8 @@ static void unassign(struct tabu *t, int cell)
 	t->row_mask[r] &= ~bit(v);
 	t->col_mask[c] &= ~bit(v);
 	t->box_mask[b] &= ~bit(v);
+	t->row_box_mask[r * t->box + c / t->box] &= ~bit(v);
+	t->col_box_mask[c * t->box + r / t->box] &= ~bit(v);
 	t->row_pos[r * t->stride + v] = -1;
 	t->col_pos[c * t->stride + v] = -1;
 	t->box_pos[b * t->stride + v] = -1;
@@ -370,17 +382,24 @@ static int preprocess(struct tabu *t)
 	return 0;
 }
 
+/* ExpireFeature (Alg. 4, line 14): the oldest feature leaves the list. */
+static void expire_feature(struct tabu *t)
+{
+	int feature = t->tabu_ring[t->tabu_head];
+	if (--t->tabu_count[feature] == 0)
+		t->tabu_mask[feature / t->stride] &= ~bit(feature % t->stride);
+	t->tabu_head = (t->tabu_head + 1) % (tabu_size + 3);
+	t->tabu_len--;
+}
+
 /* The state to begin a try from: the filtered puzzle, an empty tabu list. */
 static void begin_try(struct tabu *t)
 {
 	for (int i = 0; i < t->open; i++)
 		if (t->value[t->open_cells[i]])
 			unassign(t, t->open_cells[i]);
-	while (t->tabu_len) {
-		t->tabu_count[t->tabu_ring[t->tabu_head]]--;
-		t->tabu_head = (t->tabu_head + 1) % (tabu_size + 3);
-		t->tabu_len--;
-	}
+	while (t->tabu_len)
+		expire_feature(t);
 }
 
 /* The distinct assigned peers holding v, which a move (cell, v) empties. */
@@ -399,31 +418,74 @@ static int holders(const struct tabu *t, int cell, int v, int out[3])
 	return n;
 }
 
-static bool is_tabu(const struct tabu *t, int cell, int v)
+/* Whether a move may change this cell (--moves). */
+static bool movable(const struct tabu *t, int cell)
 {
-	return t->tabu_count[cell * t->stride + v] != 0;
+	return move_kind == 1 || !t->value[cell];
 }
 
-/* Lists S_best's neighbourhood, less the tabu moves, counting the moves
- * of each cost change. */
+/* The values a move may give a cell, less the tabu ones, by how many of
+ * its peers hold them (k[0] to k[3]: the peers the move empties). Bit
+ * sets, so that a cell's moves cost a few word operations: a value's
+ * holders are its row's, its column's, and its box's unless that one is
+ * in the cell's row or column already. */
+static void move_sets(const struct tabu *t, int cell, uint64_t k[4])
+{
+	const int r = t->row_of[cell], c = t->col_of[cell], n = t->box;
+	const uint64_t row = t->row_mask[r], col = t->col_mask[c];
+	const uint64_t box = t->box_mask[t->box_of[cell]] & ~t->row_box_mask[r * n + c / n] &
+			     ~t->col_box_mask[c * n + r / n];
+	uint64_t values = t->root[cell] & ~t->tabu_mask[cell];
+	if (t->value[cell])
+		values &= ~bit(t->value[cell]);
+	const uint64_t some = row | col | box, odd = row ^ col ^ box, three = row & col & box;
+	k[0] = values & ~some;
+	k[1] = values & odd & ~three;
+	k[2] = values & some & ~odd;
+	k[3] = values & three;
+}
+
+/* Sizes S_best's neighbourhood (less the tabu moves) and its classes. */
 static void neighbourhood(struct tabu *t)
 {
 	t->nmoves = 0;
 	memset(t->class_size, 0, sizeof t->class_size);
 	for (int i = 0; i < t->open; i++) {
 		const int cell = t->open_cells[i];
-		const int now = t->value[cell];
-		if (now && move_kind == 0)
+		if (!movable(t, cell))
 			continue;
-		for (uint64_t d = t->root[cell]; d; d &= d - 1) {
-			const int v = cp_first_value(d);
-			if (v == now || is_tabu(t, cell, v))
-				continue;
-			int out[3];
-			int delta = holders(t, cell, v, out) - !now;
-			t->moves[t->nmoves++] = (struct move){cell, v, delta};
-			t->class_size[delta + 1]++;
+		uint64_t k[4];
+		move_sets(t, cell, k);
+		const int shift = t->value[cell] ? 1 : 0; /* class = k - (empty) + 1 */
+		for (int j = 0; j < 4; j++) {
+			int count = cp_popcount(k[j]);
+			t->class_size[j + shift] += count;
+			t->nmoves += count;
 		}
+	}
+}
+
+/* The rank-th move (from 0) of class `class`, in cell and value order. */
+static struct move class_move(const struct tabu *t, int class, int rank)
+{
+	for (int i = 0;; i++) {
+		const int cell = t->open_cells[i];
+		if (!movable(t, cell))
+			continue;
+		const int j = class - (t->value[cell] ? 1 : 0);
+		if (j < 0 || j > 3)
+			continue;
+		uint64_t k[4];
+		move_sets(t, cell, k);
+		int count = cp_popcount(k[j]);
+		if (rank >= count) {
+			rank -= count;
+			continue;
+		}
+		uint64_t m = k[j];
+		while (rank--)
+			m &= m - 1;
+		return (struct move){cell, cp_first_value(m), class - 1};
 	}
 }
 
@@ -435,7 +497,7 @@ static void neighbourhood(struct tabu *t)
  * wheel's share of those moves, and within its class it is uniform. The
  * same distribution as spinning, in time independent of the list size
  * (spinning a 64x64 neighbourhood once per move took 10 ms an iteration). */
-static const struct move *best_candidate(struct tabu *t, int spins)
+static struct move best_candidate(struct tabu *t, int spins)
 {
 	double weight[5], total = 0;
 	for (int c = 0; c < 5; c++) {
@@ -458,10 +520,7 @@ static const struct move *best_candidate(struct tabu *t, int spins)
 		for (int c = 4; c >= 0 && chosen < 0; c--)
 			if (t->class_size[c])
 				chosen = c;
-	int k = (int)rng_below(&t->rng, (uint32_t)t->class_size[chosen]);
-	for (int i = 0;; i++)
-		if (t->moves[i].delta + 1 == chosen && k-- == 0)
-			return &t->moves[i];
+	return class_move(t, chosen, (int)rng_below(&t->rng, (uint32_t)t->class_size[chosen]));
 }
 
 static void add_feature(struct tabu *t, int cell, int v)
@@ -471,11 +530,9 @@ static void add_feature(struct tabu *t, int cell, int v)
 	t->tabu_ring[(t->tabu_head + t->tabu_len) % ring] = feature;
 	t->tabu_len++;
 	t->tabu_count[feature]++;
-	while (t->tabu_len > tabu_size) {
-		t->tabu_count[t->tabu_ring[t->tabu_head]]--;
-		t->tabu_head = (t->tabu_head + 1) % ring;
-		t->tabu_len--;
-	}
+	t->tabu_mask[cell] |= bit(v);
+	while (t->tabu_len > tabu_size)
+		expire_feature(t);
 }
 
 /* Makes the move and filters the result with AC3 (Alg. 4, line 9), every
@@ -510,10 +567,10 @@ static enum iteration_result iterate(struct tabu *t)
 	neighbourhood(t);
 	if (t->nmoves == 0)
 		return ITER_STUCK; /* every move is tabu */
-	const struct move *best = best_candidate(t, candidate_count ? candidate_count : t->nmoves);
+	const struct move best = best_candidate(t, candidate_count ? candidate_count : t->nmoves);
 	const int cost_before = t->empty;
 	int out[4], lost[4];
-	int nlost = make_candidate(t, best, out, lost);
+	int nlost = make_candidate(t, &best, out, lost);
 	if (t->empty > cost_before) {
 		undo(t);
 		return ITER_REJECTED;
@@ -526,23 +583,33 @@ static enum iteration_result iterate(struct tabu *t)
 
 enum scan_result { SCAN_FREE, SCAN_STUCK, SCAN_STOPPED };
 
-/* After a rejection: is any move of the neighbourhood (still in t->moves:
- * a rejection changes neither S_best nor the tabu list) acceptable? When
+/* After a rejection: is any move of the neighbourhood (the same as the
+ * iteration's: a rejection changes neither S_best nor the tabu list)
+ * acceptable? When
  * none is, every later iteration of the try would be rejected as well:
  * S_best is a fixpoint of Alg. 4, and the try is over. Ending it here
  * gives what running out its iterations would, sooner. */
 static enum scan_result scan_for_escape(struct tabu *t, struct worker_ctx *ctx)
 {
 	const int cost = t->empty;
-	for (int i = 0; i < t->nmoves; i++) {
-		if ((i & 63) == 63 && worker_should_stop(ctx))
-			return SCAN_STOPPED;
-		int out[4], lost[4];
-		make_candidate(t, &t->moves[i], out, lost);
-		bool acceptable = t->empty <= cost;
-		undo(t);
-		if (acceptable)
-			return SCAN_FREE;
+	int tried = 0;
+	for (int i = 0; i < t->open; i++) {
+		const int cell = t->open_cells[i];
+		if (!movable(t, cell))
+			continue;
+		uint64_t k[4];
+		move_sets(t, cell, k);
+		for (uint64_t m = k[0] | k[1] | k[2] | k[3]; m; m &= m - 1) {
+			if ((++tried & 63) == 0 && worker_should_stop(ctx))
+				return SCAN_STOPPED;
+			const struct move move = {cell, cp_first_value(m), 0};
+			int out[4], lost[4];
+			make_candidate(t, &move, out, lost);
+			bool acceptable = t->empty <= cost;
+			undo(t);
+			if (acceptable)
+				return SCAN_FREE;
+		}
 	}
 	return SCAN_STUCK;
 }
