@@ -114,9 +114,10 @@ effort() {
 	[ $((SECONDS - start)) -lt 10 ]
 }
 
-@test "options: tabu list size, candidate list size, try length still solve" {
+@test "options: tabu list size, candidate list, ranking, try length, moves still solve" {
 	for opts in "--tabu-size 0" "--tabu-size 100" "--candidates 1" "--candidates 20" \
-		"--try-iterations 100000" "--try-iterations 50" "--moves any" "--moves empty"; do
+		"--candidates 0" "--rank move" "--rank move --candidates 5" "--try-iterations 100000" \
+		"--try-iterations 50" "--moves any" "--moves empty"; do
 		# shellcheck disable=SC2086
 		run tabu --seed 2 $opts "$DATA/qqwing9.txt"
 		assert_success
@@ -134,6 +135,9 @@ effort() {
 	run --separate-stderr sudoku-tabu --moves some "$DATA/qqwing9.txt"
 	assert_failure 2
 	[[ $stderr == *"empty|any"* ]]
+	run --separate-stderr sudoku-tabu --rank best "$DATA/qqwing9.txt"
+	assert_failure 2
+	[[ $stderr == *"ac3|move"* ]]
 }
 
 @test "larger grids: 16x16 and 25x25" {
