@@ -14,11 +14,12 @@
  *   tabu (Alg. 4)      S_best starts as the filtered puzzle; each
  *                      iteration draws a candidate list from S_best's
  *                      neighbourhood by roulette wheel, takes the
- *                      candidate with the fewest empty cells, filters it
- *                      with AC3, and makes it S_best when its cost (the
- *                      number of empty cells, Fig. 3) is no worse; the
- *                      features by which it differs from S_best enter a
- *                      tabu list of bounded size (--tabu-size);
+ *                      candidate with the fewest empty cells once
+ *                      filtered with AC3, and makes it S_best when its
+ *                      cost (the number of empty cells, Fig. 3) is no
+ *                      worse; the features by which it differs from
+ *                      S_best enter a tabu list of bounded size
+ *                      (--tabu-size);
  *   stop               a solution (cost 0, verified before it is
  *                      reported), the time limit, or the iteration limit
  *                      (--max-iterations, the paper's 1000 or 100,000).
