@@ -164,7 +164,8 @@ struct hill {
 };
 
 #define NO_SEQ UINT64_MAX
-/* The plateau walk's memory: at most this many states per climb (16 MB). */
+/* The plateau walk's memory: at most this many states per climb (a table
+ * of twice as many 16-byte entries, 32 MB). */
 #define VISITED_MAX ((size_t)1 << 20)
 
 static uint64_t digit_hash_of(int cell, int v)
