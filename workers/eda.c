@@ -52,6 +52,17 @@ static bool couple = false;
 static int couple_block = 1;
 static int max_cycles = 0;
 static bool deduce = false;
+/* Section 2.3 ends an attempt only when rho(n) > beta, which assumes that
+ * every cell's distribution concentrates. One that keeps hitting the dead
+ * end of the permutation draw (section 3.1: all its allowed symbols are
+ * taken in its block) draws uniformly every time, so its probabilities
+ * stay near uniform and rho never passes beta: seen on a few of Kennett's
+ * hard puzzles, an attempt ran for minutes. So an attempt also fails after
+ * max_iterations iterations; by default 100 / (1 - alpha), 333 at the
+ * paper's alpha, where nearly all attempts end within 50 (and the slowest
+ * rounds to success in its tables, 574 at alpha 0.99, stay well inside
+ * 10000). */
+static int max_iterations = 0;
 
 static const struct worker_option eda_options[] = {
 	{"samples", OPT_INT, &sample_count, 1, 100000, NULL, "Q: grids drawn per iteration"},
@@ -74,6 +85,8 @@ static const struct worker_option eda_options[] = {
 	 "the block --couple enumerates, 1 (top left) to N in reading order"},
 	{"deduce", OPT_FLAG, &deduce, 0, 0, NULL,
 	 "add the clues constraint propagation deduces before each attempt (section 6)"},
+	{"max-iterations", OPT_INT, &max_iterations, 0, 1e9, NULL,
+	 "an attempt also fails after this many iterations; 0: 100 / (1 - alpha)"},
 	{"cycles", OPT_INT, &max_cycles, 0, 1e9, NULL,
 	 "give up after this many resolutions (an attempt and its partial restarts); 0: never"},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
@@ -493,10 +506,11 @@ static double update_probabilities(struct eda *e)
 static enum attempt_end run_attempt(struct eda *e)
 {
 	const int Q = sample_count, C = e->cells;
+	const long limit = max_iterations ? max_iterations : (long)(100 / (1 - alpha));
 	if (!init_probabilities(e))
 		return ATTEMPT_INFEASIBLE;
 	e->approx_cost = -1;
-	for (;;) {
+	for (long iteration = 1;; iteration++) {
 		int best = -1;
 		for (int q = 0; q < Q; q++) {
 			uint8_t *g = &e->grids[(size_t)q * (size_t)C];
@@ -526,14 +540,15 @@ static enum attempt_end run_attempt(struct eda *e)
 		select_best(e);
 		e->rho = update_probabilities(e);
 		eda_progress(e);
-		if (e->rho > beta)
+		if (e->rho > beta || iteration >= limit)
 			return ATTEMPT_FAILED;
 	}
 }
 
 /* --- RESEDA: partial restarts (sections 4.2 and 5.1) --- */
 
-/* The zones tried after a failed attempt, as unit numbers, in order. */
+/* The zones tried after a failed attempt, as unit numbers, in the order
+ * tried: rows, then columns, then blocks (section 4.2 does not say). */
 static int zone_list(const struct eda *e, int *unit)
 {
 	const int n = e->box, N = e->side;
