@@ -116,6 +116,12 @@ protocol_answer() {
 	assert_output "# gave up: couple-block-5-of-4"
 }
 
+@test "--max-iterations ends an attempt that rho alone would never end (beta 1)" {
+	run "$EDA" --seed 1 --time-limit 20 --beta=1 --max-iterations=2 --zones=none --cycles=3 <<<"$ESCARGOT"
+	assert_failure 1
+	assert_output "# gave up: no-solution-in-3-resolutions"
+}
+
 @test "--cycles=1 on AI Escargot gives up after one resolution" {
 	run "$EDA" --seed 2 --cycles=1 <<<"$ESCARGOT"
 	assert_failure 1
