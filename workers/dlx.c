@@ -124,6 +124,18 @@ static int32_t choose_column(const struct dlx_node *n, const int32_t *size)
 	return best;
 }
 
+/* Puts node j, between left and right in its row, at the bottom of the
+ * column whose header is head. */
+static inline void append_node(struct dlx_node *restrict n, int32_t *restrict size, int32_t j,
+			       int32_t head, int32_t left, int32_t right)
+{
+	n[j] = (struct dlx_node){.left = left, .right = right, .up = n[head].up, .down = head,
+				 .column = head};
+	n[n[head].up].down = j;
+	n[head].up = j;
+	size[head]++;
+}
+
 /* Builds the matrix of a puzzle whose givens do not clash. */
 static int dlx_build(struct dlx *x, const struct grid *g)
 {
@@ -158,71 +170,53 @@ static int dlx_build(struct dlx *x, const struct grid *g)
 	x->row_digit = malloc((size_t)rows + 1);
 	if (!x->node || !x->size || !x->row_cell || !x->row_digit)
 		return -1;
-	struct dlx_node *n = x->node;
+	struct dlx_node *restrict n = x->node;
+	int32_t *restrict size = x->size;
 	/* The header list: every column a given does not fill, in the order of
 	 * section 2.2 (cells, then row-digit, column-digit, box-digit). */
-	int32_t last = 0;
 	n[0] = (struct dlx_node){0};
-	for (int32_t h = 1; h <= x->columns; h++) {
-		int col = h - 1, kind = col / cells, unit = col % cells / side, d = col % side;
-		bool filled;
-		switch (kind) {
-		case 0:
-			filled = g->cell[col] != 0;
-			break;
-		case 1:
-			filled = row_used[unit] >> d & 1;
-			break;
-		case 2:
-			filled = col_used[unit] >> d & 1;
-			break;
-		default:
-			filled = box_used[unit] >> d & 1;
-			break;
+	int32_t last = 0, h = 1;
+	for (int kind = 0; kind < 4; kind++) {
+		const uint64_t *used = kind == 1 ? row_used : kind == 2 ? col_used : box_used;
+		for (int unit = 0; unit < side; unit++) {
+			for (int d = 0; d < side; d++, h++) {
+				bool filled = kind == 0 ? g->cell[unit * side + d] != 0
+							: (used[unit] >> d & 1) != 0;
+				n[h] = (struct dlx_node){.up = h, .down = h, .column = h};
+				if (filled) {
+					/* out of the list: never chosen, never reached by a row */
+					n[h].left = n[h].right = h;
+					continue;
+				}
+				n[h].left = last;
+				n[last].right = h;
+				last = h;
+			}
 		}
-		n[h] = (struct dlx_node){.up = h, .down = h, .column = h};
-		if (filled) {
-			/* out of the list: never chosen, never reached by a row */
-			n[h].left = n[h].right = h;
-			continue;
-		}
-		n[h].left = last;
-		n[last].right = h;
-		last = h;
 	}
 	n[0].left = last;
 	n[last].right = 0;
 	/* The rows: empty cells in reading order, digits in increasing order,
 	 * each appended at the bottom of its four columns. */
 	int32_t k = x->first_row, row = 0;
-	for (int i = 0; i < cells; i++) {
-		if (g->cell[i])
-			continue;
-		int r = i / side, c = i % side, b = grid_box_index(g, r, c);
-		uint64_t free_digits = all & ~(row_used[r] | col_used[c] | box_used[b]);
-		for (; free_digits; free_digits &= free_digits - 1) {
-			int d = __builtin_ctzll(free_digits);
-			int32_t heads[4] = {
-				1 + i,
-				1 + cells + r * side + d,
-				1 + 2 * cells + c * side + d,
-				1 + 3 * cells + b * side + d,
-			};
-			for (int t = 0; t < 4; t++) {
-				int32_t h = heads[t], j = k + t;
-				n[j].column = h;
-				n[j].left = k + (t + 3) % 4;
-				n[j].right = k + (t + 1) % 4;
-				n[j].up = n[h].up;
-				n[j].down = h;
-				n[n[h].up].down = j;
-				n[h].up = j;
-				x->size[h]++;
+	for (int r = 0, i = 0; r < side; r++) {
+		for (int c = 0; c < side; c++, i++) {
+			if (g->cell[i])
+				continue;
+			const int b = grid_box_index(g, r, c);
+			uint64_t free_digits = all & ~(row_used[r] | col_used[c] | box_used[b]);
+			for (; free_digits; free_digits &= free_digits - 1) {
+				const int d = __builtin_ctzll(free_digits);
+				/* the row's four nodes, linked in a ring */
+				append_node(n, size, k, 1 + i, k + 3, k + 1);
+				append_node(n, size, k + 1, 1 + cells + r * side + d, k, k + 2);
+				append_node(n, size, k + 2, 1 + 2 * cells + c * side + d, k + 1, k + 3);
+				append_node(n, size, k + 3, 1 + 3 * cells + b * side + d, k + 2, k);
+				x->row_cell[row] = i;
+				x->row_digit[row] = (uint8_t)(d + 1);
+				row++;
+				k += 4;
 			}
-			x->row_cell[row] = i;
-			x->row_digit[row] = (uint8_t)(d + 1);
-			row++;
-			k += 4;
 		}
 	}
 	return 0;
