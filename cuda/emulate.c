@@ -253,9 +253,6 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 	L->stop = &e.stop;
 	L->trees_done = &e.trees_done;
 	L->poll_steps = GPU_POLL_STEPS;
-	/* blocks take turns here: a block that looked at the stop flag only
-	 * every 64 iterations would hold the others up for that long */
-	L->stop_poll = 1;
 	L->order = job->order;
 	job->stopped = false;
 	struct gpu_limits lim;

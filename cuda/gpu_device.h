@@ -49,10 +49,10 @@ struct gpu_launch {
 	struct gpu_ctl *ctl;         /* per puzzle */
 	uint8_t *solutions;          /* per puzzle: the first solution found */
 	uint64_t count_limit;        /* solutions wanted per puzzle (1, or K when counting) */
-	const volatile int32_t *stop; /* set by the host to stop every tree (cancel, time limit) */
+	const volatile int32_t *stop; /* set by the host to stop every tree (cancel, time limit);
+				       * in device memory, written by a copy while the kernel runs */
 	uint64_t *trees_done;        /* trees finished, for progress reports */
 	int poll_steps;              /* search steps between two polls of the flags */
-	int stop_poll;               /* OPBF: iterations between two polls of the stop flag */
 	int order;                   /* enum branch_order (PDLX) */
 	int32_t *dlx_work;           /* PDLX: one Dancing Links workspace per worker thread */
 	long dlx_stride;             /* its size in int32 words */

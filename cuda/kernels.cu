@@ -6,7 +6,9 @@
  * The context and the device buffers are made once and kept (grown when a
  * launch needs more), so that a worker in protocol mode pays CUDA's start
  * once, not per puzzle. A stop reaches running kernels through a flag in
- * mapped host memory that every tree polls (gpu_should_stop). */
+ * device memory that every tree polls (gpu_should_stop), written by a copy
+ * on a second stream while the kernel runs: polls of host memory would
+ * cross the bus, from every thread, every slice. */
 #include "config.h"
 
 #include <cuda_runtime.h>
@@ -76,8 +78,8 @@ static struct {
 	int device;
 	struct gpu_limits lim;
 	cudaStream_t run, monitor;
-	int32_t *stop_host;       /* mapped host memory */
-	int32_t *stop_dev;        /* its device address */
+	int32_t *stop_host;       /* pinned: the value copied to stop_dev */
+	int32_t *stop_dev;        /* device memory: the kernels' stop flag */
 	uint64_t *status_host;    /* pinned: trees done, read during a run */
 	struct dev_buffer trees, tree_puzzle, ctl, solutions, trees_done, dlx;
 } cu;
@@ -114,15 +116,21 @@ extern "C" int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detail
 	cudaDeviceProp prop;
 	cu.device = 0;
 	if ((e = cudaGetDeviceProperties(&prop, cu.device)) != cudaSuccess ||
-	    (e = cudaSetDevice(cu.device)) != cudaSuccess ||
-	    (e = cudaSetDeviceFlags(cudaDeviceMapHost)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
+	    (e = cudaSetDevice(cu.device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
 	    (e = cudaStreamCreateWithFlags(&cu.run, cudaStreamNonBlocking)) != cudaSuccess ||
 	    (e = cudaStreamCreateWithFlags(&cu.monitor, cudaStreamNonBlocking)) != cudaSuccess ||
-	    (e = cudaHostAlloc((void **)&cu.stop_host, sizeof *cu.stop_host, cudaHostAllocMapped)) !=
-		    cudaSuccess ||
-	    (e = cudaHostGetDevicePointer((void **)&cu.stop_dev, cu.stop_host, 0)) != cudaSuccess ||
+	    (e = cudaMallocHost((void **)&cu.stop_host, sizeof *cu.stop_host)) != cudaSuccess ||
+	    (e = cudaMalloc((void **)&cu.stop_dev, sizeof *cu.stop_dev)) != cudaSuccess ||
 	    (e = cudaMallocHost((void **)&cu.status_host, sizeof *cu.status_host)) != cudaSuccess) {
 		snprintf(detail, detailsz, "CUDA device 0 unusable: %s", cudaGetErrorString(e));
+		return -1;
+	}
+	/* a device older than the code built (--with-cuda-arch) has no kernel
+	 * image: say so now, so that hello says device=none */
+	cudaFuncAttributes fa;
+	if ((e = cudaFuncGetAttributes(&fa, opbf_kernel)) != cudaSuccess) {
+		snprintf(detail, detailsz, "%.60s sm_%d%d: %s (configure --with-cuda-arch)", prop.name,
+			 prop.major, prop.minor, cudaGetErrorString(e));
 		return -1;
 	}
 	memset(lim, 0, sizeof *lim);
@@ -194,7 +202,6 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	L.stop = cu.stop_dev;
 	L.trees_done = (uint64_t *)cu.trees_done.p;
 	L.poll_steps = GPU_POLL_STEPS;
-	L.stop_poll = OPBF_STOP_POLL;
 	L.order = job->order;
 
 	/* the launch's shape */
@@ -240,7 +247,6 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	job->threads_used = threads;
 
 	/* line 4: the transfer */
-	*(volatile int32_t *)cu.stop_host = 0;
 	if ((e = cudaMemcpyAsync(cu.trees.p, job->trees, ntrees * cells, cudaMemcpyHostToDevice, cu.run)) !=
 		    cudaSuccess ||
 	    (e = cudaMemcpyAsync(cu.tree_puzzle.p, job->tree_puzzle, ntrees * sizeof(int32_t),
@@ -249,7 +255,8 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 				 cudaMemcpyHostToDevice, cu.run)) != cudaSuccess ||
 	    (e = cudaMemcpyAsync(cu.solutions.p, job->solutions, npuzzles * cells, cudaMemcpyHostToDevice,
 				 cu.run)) != cudaSuccess ||
-	    (e = cudaMemsetAsync(cu.trees_done.p, 0, sizeof(uint64_t), cu.run)) != cudaSuccess)
+	    (e = cudaMemsetAsync(cu.trees_done.p, 0, sizeof(uint64_t), cu.run)) != cudaSuccess ||
+	    (e = cudaMemsetAsync(cu.stop_dev, 0, sizeof *cu.stop_dev, cu.run)) != cudaSuccess)
 		return fail(err, errsz, "copy to the device", e);
 
 	/* line 5: the kernel */
@@ -272,7 +279,11 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	struct gpu_ctl *ctl_now = NULL;
 	while ((e = cudaStreamQuery(cu.run)) == cudaErrorNotReady) {
 		if (!job->stopped && hooks->stop_now(hooks->arg)) {
-			*(volatile int32_t *)cu.stop_host = 1;
+			*cu.stop_host = 1;
+			if ((e = cudaMemcpyAsync(cu.stop_dev, cu.stop_host, sizeof *cu.stop_dev,
+						 cudaMemcpyHostToDevice, cu.monitor)) != cudaSuccess ||
+			    (e = cudaStreamSynchronize(cu.monitor)) != cudaSuccess)
+				return fail(err, errsz, "stopping the kernel", e);
 			job->stopped = true;
 		}
 		if (hooks->progress_due(hooks->arg)) {

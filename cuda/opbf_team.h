@@ -42,11 +42,6 @@
 #define OPBF_MAX_BOX 5
 #define OPBF_MAX_SIDE (OPBF_MAX_BOX * OPBF_MAX_BOX)
 #define OPBF_MAX_CELLS (OPBF_MAX_SIDE * OPBF_MAX_SIDE)
-/* The leader reads the puzzle's flag (device memory) every iteration, as
- * in Algorithm 5 line 7, and the host's stop flag every L->stop_poll
- * iterations: on the device it lies in host memory, a slow read. */
-#define OPBF_STOP_POLL 64
-
 enum opbf_phase { OPBF_CHECK, OPBF_ADVANCE, OPBF_APPLY, OPBF_PHASES };
 
 /* The block's shared memory. */
@@ -77,16 +72,14 @@ GPU_FN int opbf_peer(const struct opbf_thread *me, int cell, int box_size)
 	return me->tid != cell && (me->row == row || me->col == col || me->box == box);
 }
 
-/* The leader before the barrier of line 14 (lines 6-13): the flags, a full
+/* The leader before the barrier of line 14 (lines 6-13): the flags (the
+ * puzzle's and the host's stop, every iteration, as line 7 does), a full
  * board, or the first digit to try at the current cell. */
 GPU_FN void opbf_leader_prepare(struct opbf_shared *sh, struct opbf_thread *me,
 				const struct gpu_launch *L)
 {
-	const volatile int32_t *done = &L->ctl[me->puzzle].done;
-	int stop = *done;
-	if (!stop && me->iterations++ % L->stop_poll == 0)
-		stop = *L->stop;
-	if (stop) {
+	me->iterations++;
+	if (gpu_should_stop(L, me->puzzle)) {
 		sh->comm[0] = -1;
 	} else if (sh->top == sh->levels) {
 		int first;
