@@ -350,10 +350,11 @@ w() {
 	# shellcheck disable=SC2086
 	start_session "$WORKER" $WORKER_ARGS --protocol --seed 1
 	expect_line '^hello '
+	# before the quit: bash unsets W_PID as soon as the coprocess is reaped
+	pid=$W_PID
 	send "solve h $(cat "$DATA/hard25.txt")"
 	sleep 0.2
 	send "quit"
-	pid=$W_PID
 	for i in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	run kill -0 "$pid"
 	assert_failure
