@@ -161,10 +161,11 @@ pattern() {
 }
 
 @test "dlx protocol: progress on a fixed node budget carries depth, filled and nodes" {
-	# tests/data/hard25.txt takes this search 2051900 rows to its first solution
+	# tests/data/dlx-budget25.txt (a 25x25 at 45% with one given changed)
+	# takes this search 2051900 rows to its first solution
 	start_session sudoku-dlx --protocol
 	expect_line '^hello dlx '
-	send "solve h $(cat "$DATA/hard25.txt") progress_ms=10"
+	send "solve h $(cat "$DATA/dlx-budget25.txt") progress_ms=10"
 	expect_line '^solution h ' 60
 	[[ $line =~ \ nodes=2051900\  ]]
 	progress=("${seen[@]}")
@@ -173,7 +174,7 @@ pattern() {
 	for l in "${progress[@]}"; do
 		[[ $l =~ ^progress\ h\ depth=([0-9]+)\ filled=([0-9]+)/625\ nodes=([0-9]+)$ ]]
 		depth=${BASH_REMATCH[1]} filled=${BASH_REMATCH[2]} nodes=${BASH_REMATCH[3]}
-		# hard25 has 282 givens: filled counts them and the rows chosen
+		# dlx-budget25 has 282 givens: filled counts them and the rows chosen
 		[ "$filled" -eq $((282 + depth)) ]
 		[ "$nodes" -gt "$last" ] && [ "$nodes" -le 2051900 ]
 		last=$nodes
@@ -181,12 +182,12 @@ pattern() {
 }
 
 @test "dlx --progress: filter mode reports on standard error" {
-	run --separate-stderr sudoku-dlx --progress --progress-ms 10 "$DATA/hard25.txt"
+	run --separate-stderr sudoku-dlx --progress --progress-ms 10 --time-limit 120 "$DATA/dlx-budget25.txt"
 	assert_success
 	echo "$output" >"$BATS_TEST_TMPDIR/out"
-	run verify "$DATA/hard25.txt" "$BATS_TEST_TMPDIR/out"
+	run verify "$DATA/dlx-budget25.txt" "$BATS_TEST_TMPDIR/out"
 	assert_line "1 ok, 0 none, 0 wrong"
-	[[ $stderr =~ sudoku-dlx:\ .*hard25.txt:\ line\ 1:\ depth=[0-9]+\ filled=[0-9]+/625\ nodes=[0-9]+ ]]
+	[[ $stderr =~ sudoku-dlx:\ .*dlx-budget25.txt:\ line\ 1:\ depth=[0-9]+\ filled=[0-9]+/625\ nodes=[0-9]+ ]]
 }
 
 @test "dlx protocol: a cancel on a 64x64 search is acknowledged within the grace" {
