@@ -39,9 +39,9 @@
  *   and its AC3 filling act on every state. --moves=any also lets a move
  *   change the value of an assigned cell (cost change k): more sideways
  *   moves, fewer tries that get stuck, but on 50 qqwing intermediate
- *   puzzles (not the benchmark's) it was 17 times slower to a solution
- *   (mean 208 ms against 12 ms, 7 times the iterations), so it is not the
- *   default.
+ *   puzzles (not the benchmark's) it was 9 times slower to a solution
+ *   (mean 17.5 ms against 1.9 ms, 4 times the iterations; with
+ *   --rank=move 17 times), so it is not the default.
  * - The roulette wheel and the best candidate (Alg. 4, lines 5-8). Each
  *   move's slice of the wheel is proportional to its fitness 1 / (2 + d),
  *   d its cost change before AC3 (1 / (1 + k) for a move into an empty
