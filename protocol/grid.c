@@ -160,7 +160,6 @@ int grid_parse_cells(const char *s, size_t n, int box, struct grid *g, struct no
 	bool seen_upper = false, seen_lower = false;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		int row = (int)i / g->side + 1, col = (int)i % g->side + 1;
 		int v;
 		if (hex ? (c == '.' || c == '_' || c == '-') : is_blank_char(c)) {
 			if (!nt->blank)
@@ -172,16 +171,18 @@ int grid_parse_cells(const char *s, size_t n, int box, struct grid *g, struct no
 			seen_lower = true;
 		else if (c >= 'A' && c <= 'Z')
 			seen_upper = true;
-		if (v == 0) {
-			if (c >= 0x21 && c < 0x7f)
+		if (v == 0 || v > g->side) {
+			/* row and column only here: a division per cell would cost
+			 * more than the rest of the loop */
+			int row = (int)i / g->side + 1, col = (int)i % g->side + 1;
+			if (v > g->side)
+				snprintf(err, errsz,
+					 "'%c' at row %d, column %d is out of range for %dx%d (1-%c)", c, row,
+					 col, g->side, g->side, max_char(g->side, nt));
+			else if (c >= 0x21 && c < 0x7f)
 				snprintf(err, errsz, "illegal character '%c' at row %d, column %d", c, row, col);
 			else
 				snprintf(err, errsz, "illegal byte 0x%02x at row %d, column %d", c, row, col);
-			return -1;
-		}
-		if (v > g->side) {
-			snprintf(err, errsz, "'%c' at row %d, column %d is out of range for %dx%d (1-%c)",
-				 c, row, col, g->side, g->side, max_char(g->side, nt));
 			return -1;
 		}
 		g->cell[i] = (uint8_t)v;
@@ -361,25 +362,41 @@ static void describe_clash(const struct grid *g, int kind, int u, char *err, siz
 
 int grid_check_givens(const struct grid *g, char *err, size_t errsz)
 {
-	/* one pass with a bitset per unit; the slow pass only to name a clash */
-	uint64_t rows[GRID_MAX_SIDE] = {0}, cols[GRID_MAX_SIDE] = {0}, boxes[GRID_MAX_SIDE] = {0};
+	/* one pass with a bitset per unit; the slow pass only to name a clash.
+	 * Called twice per puzzle by every worker (givens, then the answer):
+	 * only the units of this size are cleared, and no division or branch
+	 * depends on the cell. */
+	uint64_t cols[GRID_MAX_SIDE], boxes[GRID_MAX_SIDE];
+	size_t units = sizeof cols[0] * (size_t)g->side;
+	memset(cols, 0, units);
+	memset(boxes, 0, units);
+	uint8_t col_box[GRID_MAX_SIDE]; /* box column of each column */
+	for (int c = 0, k = 0, bc = 0; c < g->side; c++) {
+		col_box[c] = (uint8_t)bc;
+		if (++k == g->box)
+			k = 0, bc++;
+	}
 	int bad_kind = -1, bad_unit = 0;
-	for (int r = 0; r < g->side && bad_kind < 0; r++) {
+	const uint8_t *cell = g->cell;
+	for (int r = 0, box_row = 0; r < g->side && bad_kind < 0; r++) {
+		if (r && r % g->box == 0)
+			box_row += g->box;
+		uint64_t row = 0;
 		for (int c = 0; c < g->side; c++) {
-			int v = g->cell[r * g->side + c];
-			if (!v)
-				continue;
-			uint64_t bit = 1ULL << (v - 1);
-			int b = grid_box_index(g, r, c);
-			if (rows[r] & bit)
-				bad_kind = 0, bad_unit = r;
-			else if (cols[c] & bit)
-				bad_kind = 1, bad_unit = c;
-			else if (boxes[b] & bit)
-				bad_kind = 2, bad_unit = b;
-			if (bad_kind >= 0)
+			int v = cell[r * g->side + c];
+			/* no branch on blanks: they are where branches mispredict */
+			uint64_t bit = (uint64_t)(v != 0) << ((v - 1) & 63);
+			int b = box_row + col_box[c];
+			if ((row | cols[c] | boxes[b]) & bit) {
+				if (row & bit)
+					bad_kind = 0, bad_unit = r;
+				else if (cols[c] & bit)
+					bad_kind = 1, bad_unit = c;
+				else
+					bad_kind = 2, bad_unit = b;
 				break;
-			rows[r] |= bit;
+			}
+			row |= bit;
 			cols[c] |= bit;
 			boxes[b] |= bit;
 		}

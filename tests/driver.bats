@@ -23,10 +23,10 @@ teardown() {
 }
 
 @test "--progress reports on standard error, throttled, with the line" {
-	run --separate-stderr sudoku-cp --progress --progress-ms 50 --time-limit 1 "$DATA/slow25.txt"
+	run --separate-stderr sudoku-cp --progress --progress-ms 50 --time-limit 1 "$DATA/hard25.txt"
 	assert_failure 1
 	assert_output "# timeout after 1 s"
-	[[ $stderr =~ sudoku-cp:\ .*slow25.txt:\ line\ 1:\ depth=[0-9]+\ filled=[0-9]+/625\ nodes=[0-9]+\ \([0-9.]+\ s\) ]]
+	[[ $stderr =~ sudoku-cp:\ .*hard25.txt:\ line\ 1:\ depth=[0-9]+\ filled=[0-9]+/625\ nodes=[0-9]+\ \([0-9.]+\ s\) ]]
 	n=$(grep -c 'line 1:' <<<"$stderr")
 	# at most one line every 50 ms (a few more for the clock's slack)
 	[ "$n" -ge 1 ] && [ "$n" -le 25 ]

@@ -65,6 +65,22 @@ static int choose_cell(const struct cp_board *b, int start)
 	return best;
 }
 
+/* The search stack kept between puzzles of one box size (see cp_general). */
+static struct {
+	int box;
+	struct frame *stack;
+	int cap, allocated;
+} kept;
+
+static void release_kept_stack(void)
+{
+	for (int i = 0; i < kept.allocated; i++)
+		cp_board_free(&kept.stack[i].board);
+	free(kept.stack);
+	kept.stack = NULL;
+	kept.cap = kept.allocated = 0;
+}
+
 /* A frame for depth d, allocating boards on first use. */
 static struct frame *frame_at(struct search *se, int d)
 {
@@ -160,11 +176,22 @@ static enum solve_status cp_general(const struct grid *puzzle, struct solve_resu
 		/* a node of a big grid is slow: poll each one there, so that a
 		 * cancel is seen within milliseconds */
 		.poll_mask = puzzle->side >= 16 ? 0 : 255,
-		.cap = 64,
 	};
 	enum solve_status status = SOLVE_UNSAT;
 	enum run_result rr = RUN_DONE;
-	se.stack = calloc((size_t)se.cap, sizeof *se.stack);
+	/* the stack and its boards stay from one puzzle to the next of the
+	 * same size: allocating and touching them anew cost more than the
+	 * search on most 16x16 puzzles */
+	if (kept.box != puzzle->box)
+		release_kept_stack();
+	kept.box = puzzle->box;
+	if (!kept.stack) {
+		kept.stack = calloc(64, sizeof *kept.stack);
+		kept.cap = kept.stack ? 64 : 0;
+	}
+	se.stack = kept.stack;
+	se.cap = kept.cap;
+	se.allocated = kept.allocated;
 	if (!se.stack || !frame_at(&se, 0)) {
 		rr = RUN_NOMEM;
 	} else if (cp_board_load(&se.stack[0].board, puzzle) == 0) {
@@ -188,9 +215,9 @@ static enum solve_status cp_general(const struct grid *puzzle, struct solve_resu
 	}
 	res->nodes = se.nodes;
 	res->count = se.found;
-	for (int i = 0; i < se.allocated; i++)
-		cp_board_free(&se.stack[i].board);
-	free(se.stack);
+	kept.stack = se.stack;
+	kept.cap = se.cap;
+	kept.allocated = se.allocated;
 	return status;
 }
 

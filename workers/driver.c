@@ -331,8 +331,8 @@ static int parse_options(int argc, char **argv)
 	size_t nalgo = 0;
 	while (ALGO.options && ALGO.options[nalgo].name)
 		nalgo++;
-	/* static: --help, --version and usage errors exit from inside the loop,
-	 * and LeakSanitizer must still see these as reachable */
+	/* static: --help, --version and usage errors exit inside the loop, and
+	 * memory still reachable at exit is not reported as a leak */
 	static struct option *longopts;
 	static char (*negated)[64];
 	longopts = calloc(ncommon + 2 * nalgo + 1, sizeof *longopts);

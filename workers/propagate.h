@@ -69,7 +69,16 @@ const uint16_t *cp_units_of(int box, int cell);
 
 static inline int cp_popcount(uint64_t x)
 {
+#ifdef __POPCNT__
 	return __builtin_popcountll(x);
+#else
+	/* without the instruction the builtin is a call into libgcc, 9% of
+	 * the 16x16 search's time (MRV counts every open cell) */
+	x -= (x >> 1) & 0x5555555555555555ULL;
+	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
+	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+	return (int)((x * 0x0101010101010101ULL) >> 56);
+#endif
 }
 
 /* The lowest value in a non-empty value set. */
