@@ -1,14 +1,4 @@
-/* Constraint propagation, rules 1 and 2 of ant-colony-bve.txt section 3.1.
- *
- * Rule 2 is kept incrementally while the board is not tolerant (the
- * search's case): each unit counts the places left for each value, a count
- * that drops to 1 queues the (unit, value) pair, and 0 is a contradiction.
- * So a removal costs three decrements instead of a sweep over every unit
- * after each round, which was nine tenths of the time on 25x25 grids. The
- * fixpoint of the two rules does not depend on the order they fire in, so
- * the search sees the same boards as with sweeps. A tolerant board (an
- * ant's, which goes on past contradictions, where order does matter) keeps
- * the sweeps and their order. */
+/* Constraint propagation, rules 1 and 2 of ant-colony-bve.txt section 3.1. */
 #include "config.h"
 
 #include "propagate.h"
@@ -22,7 +12,8 @@ struct geometry {
 	int npeers;
 	uint16_t *peers;      /* cells * npeers */
 	uint16_t *units;      /* 3N * N */
-	uint16_t *cell_units; /* cells * 3: the row, column and box of each cell */
+	uint16_t *cell_units; /* cells * 3: row, column, box */
+	uint8_t *cell_pos;    /* cells * 3: the cell's place in each of them */
 };
 static struct geometry geometries[GRID_MAX_BOX + 1];
 
@@ -36,8 +27,9 @@ static const struct geometry *geometry(int box)
 	g->peers = malloc(sizeof *g->peers * (size_t)cells * (size_t)g->npeers);
 	g->units = malloc(sizeof *g->units * 3 * (size_t)side * (size_t)side);
 	g->cell_units = malloc(sizeof *g->cell_units * 3 * (size_t)cells);
-	if (!g->peers || !g->units || !g->cell_units)
-		abort(); /* at most 1.5 MB, needed before any search */
+	g->cell_pos = malloc(3 * (size_t)cells);
+	if (!g->peers || !g->units || !g->cell_units || !g->cell_pos)
+		abort(); /* at most 1.6 MB, needed before any search */
 	for (int u = 0; u < side; u++) {
 		for (int k = 0; k < side; k++) {
 			g->units[u * side + k] = (uint16_t)(u * side + k);
@@ -48,6 +40,12 @@ static const struct geometry *geometry(int box)
 	}
 	for (int cell = 0; cell < cells; cell++) {
 		int r = cell / side, c = cell % side, n = 0;
+		g->cell_units[3 * cell] = (uint16_t)r;
+		g->cell_units[3 * cell + 1] = (uint16_t)(side + c);
+		g->cell_units[3 * cell + 2] = (uint16_t)(2 * side + (r / box) * box + c / box);
+		g->cell_pos[3 * cell] = (uint8_t)c;
+		g->cell_pos[3 * cell + 1] = (uint8_t)r;
+		g->cell_pos[3 * cell + 2] = (uint8_t)((r % box) * box + c % box);
 		uint16_t *p = g->peers + (size_t)cell * (size_t)g->npeers;
 		for (int k = 0; k < side; k++) {
 			if (k != c)
@@ -55,9 +53,6 @@ static const struct geometry *geometry(int box)
 			if (k != r)
 				p[n++] = (uint16_t)(k * side + c);
 		}
-		g->cell_units[3 * cell] = (uint16_t)r;
-		g->cell_units[3 * cell + 1] = (uint16_t)(side + c);
-		g->cell_units[3 * cell + 2] = (uint16_t)(2 * side + (r / box) * box + c / box);
 		int r0 = r - r % box, c0 = c - c % box;
 		for (int rr = r0; rr < r0 + box; rr++)
 			for (int cc = c0; cc < c0 + box; cc++)
@@ -79,6 +74,18 @@ const uint16_t *cp_unit(int box, int u)
 	return geometry(box)->units + (size_t)u * (size_t)(box * box);
 }
 
+const uint16_t *cp_units_of(int box, int cell)
+{
+	return geometry(box)->cell_units + 3 * (size_t)cell;
+}
+
+/* The queue holds two kinds of implication: a cell whose value set came down
+ * to one value (the item is the cell), and a value whose places in a unit
+ * came down to one (the item is cells + u * 64 + v - 1). Each can happen at
+ * most once in a board's life, since value sets and places only shrink, so
+ * cells + 3N * N items always fit. */
+enum { HIDDEN_SHIFT = 6 };
+
 int cp_board_alloc(struct cp_board *b, int box)
 {
 	memset(b, 0, sizeof *b);
@@ -88,11 +95,9 @@ int cp_board_alloc(struct cp_board *b, int box)
 	b->all = b->side == 64 ? ~0ULL : (1ULL << b->side) - 1;
 	b->cand = malloc(sizeof *b->cand * (size_t)b->cells);
 	b->value = malloc((size_t)b->cells);
-	b->queue = malloc(sizeof *b->queue * (size_t)b->cells);
-	b->places = malloc(3 * (size_t)b->cells);
-	b->unit_values = malloc(sizeof *b->unit_values * 3 * (size_t)b->side);
-	b->lone = malloc(sizeof *b->lone * 3 * (size_t)b->cells);
-	if (!b->cand || !b->value || !b->queue || !b->places || !b->unit_values || !b->lone) {
+	b->where = malloc(sizeof *b->where * 3 * (size_t)b->cells);
+	b->queue = malloc(sizeof *b->queue * 4 * (size_t)b->cells);
+	if (!b->cand || !b->value || !b->where || !b->queue) {
 		cp_board_free(b);
 		return -1;
 	}
@@ -104,16 +109,12 @@ void cp_board_free(struct cp_board *b)
 {
 	free(b->cand);
 	free(b->value);
+	free(b->where);
 	free(b->queue);
-	free(b->places);
-	free(b->unit_values);
-	free(b->lone);
 	b->cand = NULL;
 	b->value = NULL;
+	b->where = NULL;
 	b->queue = NULL;
-	b->places = NULL;
-	b->unit_values = NULL;
-	b->lone = NULL;
 }
 
 void cp_board_copy(struct cp_board *dst, const struct cp_board *src)
@@ -122,227 +123,172 @@ void cp_board_copy(struct cp_board *dst, const struct cp_board *src)
 	dst->failed = src->failed;
 	dst->tolerant = src->tolerant;
 	dst->nqueue = 0;
-	dst->nlone = 0;
 	memcpy(dst->cand, src->cand, sizeof *src->cand * (size_t)src->cells);
 	memcpy(dst->value, src->value, (size_t)src->cells);
-	if (!src->tolerant) {
-		memcpy(dst->places, src->places, 3 * (size_t)src->cells);
-		memcpy(dst->unit_values, src->unit_values,
-		       sizeof *src->unit_values * 3 * (size_t)src->side);
-	}
-}
-
-/* Rebuilds rule 2's counts from the value sets (they are not kept while
- * tolerant), queueing every unit and value with one place or none. */
-static void recount(struct cp_board *b, const struct geometry *geo)
-{
-	const int side = b->side;
-	memset(b->places, 0, 3 * (size_t)b->cells);
-	memset(b->unit_values, 0, sizeof *b->unit_values * 3 * (size_t)side);
-	for (int cell = 0; cell < b->cells; cell++) {
-		const uint16_t *u = geo->cell_units + 3 * cell;
-		for (int k = 0; k < 3; k++) {
-			for (uint64_t set = b->cand[cell]; set; set &= set - 1)
-				b->places[u[k] * side + __builtin_ctzll(set)]++;
-			if (b->value[cell])
-				b->unit_values[u[k]] |= 1ULL << (b->value[cell] - 1);
-		}
-	}
-	b->nlone = 0;
-	for (int i = 0; i < 3 * b->cells; i++) {
-		if (b->places[i] == 0)
-			b->failed = true;
-		else if (b->places[i] == 1)
-			b->lone[b->nlone++] = i;
-	}
+	memcpy(dst->where, src->where, sizeof *src->where * 3 * (size_t)src->cells);
 }
 
 void cp_set_tolerant(struct cp_board *b, bool tolerant)
 {
-	if (b->tolerant && !tolerant)
-		recount(b, &geometries[b->box]);
 	b->tolerant = tolerant;
 }
 
-static void fail(struct cp_board *b)
+/* Value v (bit v1 = v - 1) lost the place pos in unit u: one place left is
+ * rule 2's cue, none is a contradiction. */
+static inline void lose_place(struct cp_board *b, int u, int pos, int v1)
 {
-	b->failed = true;
+	uint64_t *w = &b->where[u * b->side + v1];
+	uint64_t left = *w &= ~(1ULL << pos);
+	if (!left)
+		b->failed = true;
+	else if (!(left & (left - 1)))
+		b->queue[b->nqueue++] = b->cells + (u << HIDDEN_SHIFT) + v1;
 }
 
-/* Rule 2's counts: value v (0-based) has lost its place in cell. */
-static inline void lose_place(struct cp_board *b, const struct geometry *geo, int cell, int v)
+/* Fixes value v in cell and applies rule 1 at once: v leaves the value set
+ * of every peer, found through the places of v in the cell's three units.
+ * What that implies is queued. */
+static void fix(struct cp_board *b, const struct geometry *geo, int cell, int v)
 {
-	const uint16_t *u = geo->cell_units + 3 * cell;
-	for (int k = 0; k < 3; k++) {
-		int i = u[k] * b->side + v;
-		int left = --b->places[i];
-		if (left == 1)
-			b->lone[b->nlone++] = i; /* once per board: counts only fall */
-		else if (left == 0)
-			fail(b);
-	}
-}
-
-/* Fixes a cell; its consequences wait in the queue. */
-static void fix(struct cp_board *b, int cell, int v)
-{
-	if (b->value[cell]) {
+	const int side = b->side, v1 = v - 1;
+	const uint64_t bit = 1ULL << v1;
+	if (b->value[cell] || !(b->cand[cell] & bit)) {
 		if (b->value[cell] != v)
-			fail(b);
+			b->failed = true;
 		return;
 	}
-	uint64_t bit = 1ULL << (v - 1);
-	if (!b->tolerant) {
-		if (!(b->cand[cell] & bit)) {
-			fail(b); /* not a value it may take: the counts stay right */
-			return;
-		}
-		const struct geometry *geo = &geometries[b->box];
-		for (uint64_t rest = b->cand[cell] & ~bit; rest; rest &= rest - 1)
-			lose_place(b, geo, cell, __builtin_ctzll(rest));
-		const uint16_t *u = geo->cell_units + 3 * cell;
-		for (int k = 0; k < 3; k++)
-			b->unit_values[u[k]] |= bit;
-	}
+	const uint16_t *cu = geo->cell_units + 3 * cell;
+	const uint8_t *cp = geo->cell_pos + 3 * cell;
+	uint64_t others = b->cand[cell] & ~bit;
 	b->value[cell] = (uint8_t)v;
 	b->cand[cell] = bit;
 	b->fixed++;
-	b->queue[b->nqueue++] = cell;
+	while (others) {
+		int w1 = __builtin_ctzll(others);
+		others &= others - 1;
+		lose_place(b, cu[0], cp[0], w1);
+		lose_place(b, cu[1], cp[1], w1);
+		lose_place(b, cu[2], cp[2], w1);
+	}
+	for (int t = 0; t < 3; t++) {
+		const uint16_t *unit = geo->units + cu[t] * side;
+		uint64_t holders = b->where[cu[t] * side + v1] & ~(1ULL << cp[t]);
+		while (holders) {
+			int q = unit[__builtin_ctzll(holders)];
+			holders &= holders - 1;
+			uint64_t c = b->cand[q];
+			if (!(c & bit))
+				continue; /* met already in another unit of the cell */
+			/* no peer holds v fixed: it would have taken v from this cell */
+			c &= ~bit;
+			b->cand[q] = c;
+			const uint16_t *qu = geo->cell_units + 3 * q;
+			const uint8_t *qp = geo->cell_pos + 3 * q;
+			for (int k = 0; k < 3; k++)
+				if (qu[k] != cu[k]) /* in the cell's own units v is placed */
+					lose_place(b, qu[k], qp[k], v1);
+			if (!c)
+				b->failed = true;
+			else if (!(c & (c - 1)))
+				b->queue[b->nqueue++] = q;
+		}
+	}
+	for (int t = 0; t < 3; t++)
+		b->where[cu[t] * side + v1] = 1ULL << cp[t];
 }
 
-/* Rule 1, for every queued cell. A peer left with one value is fixed
- * (Norvig's naked single, the recursive step of the rule). */
-static void eliminate(struct cp_board *b, const struct geometry *geo)
+/* Draws the queued implications until none is left (the fixpoint), or
+ * until the first contradiction outside tolerant mode. */
+static int propagate(struct cp_board *b, const struct geometry *geo)
 {
 	while (b->nqueue && !(b->failed && !b->tolerant)) {
-		int cell = b->queue[--b->nqueue];
-		uint64_t bit = 1ULL << (b->value[cell] - 1);
-		const uint16_t *p = geo->peers + (size_t)cell * (size_t)geo->npeers;
-		for (int k = 0; k < geo->npeers; k++) {
-			int q = p[k];
-			if (!(b->cand[q] & bit))
-				continue;
-			if (b->value[q]) {
-				fail(b); /* the same value fixed twice in a unit */
-				continue;
-			}
-			uint64_t c = b->cand[q] &= ~bit;
-			if (!b->tolerant)
-				lose_place(b, geo, q, b->value[cell] - 1);
-			if (!c)
-				fail(b);
-			else if (!(c & (c - 1)))
-				fix(b, q, cp_first_value(c));
+		int item = b->queue[--b->nqueue];
+		if (item < b->cells) {
+			/* rule 1's recursion: a value set of one value */
+			uint64_t c = b->cand[item];
+			if (!b->value[item] && c)
+				fix(b, geo, item, cp_first_value(c));
+			continue;
+		}
+		/* rule 2: the one cell of unit u that can still take v */
+		item -= b->cells;
+		int u = item >> HIDDEN_SHIFT, v1 = item & ((1 << HIDDEN_SHIFT) - 1);
+		uint64_t w = b->where[u * b->side + v1];
+		if (w) {
+			int cell = geo->units[u * b->side + __builtin_ctzll(w)];
+			if (!b->value[cell])
+				fix(b, geo, cell, v1 + 1);
 		}
 	}
-}
-
-/* Rule 2 over every unit: a value with one place left is fixed there. A
- * value with no place at all is a contradiction. Returns true when it fixed
- * something. */
-static bool hidden_singles(struct cp_board *b, const struct geometry *geo)
-{
-	bool found = false;
-	const int side = b->side;
-	for (int u = 0; u < 3 * side; u++) {
-		const uint16_t *cells = geo->units + u * side;
-		uint64_t once = 0, twice = 0;
-		for (int k = 0; k < side; k++) {
-			uint64_t c = b->cand[cells[k]];
-			twice |= once & c;
-			once |= c;
-		}
-		if (once != b->all)
-			fail(b);
-		uint64_t single = once & ~twice;
-		while (single) {
-			uint64_t bit = single & -single;
-			single &= single - 1;
-			for (int k = 0; k < side; k++) {
-				int cell = cells[k];
-				if (b->cand[cell] & bit) {
-					if (!b->value[cell]) {
-						fix(b, cell, cp_first_value(bit));
-						found = true;
-					}
-					break;
-				}
-			}
-		}
-		if (b->failed && !b->tolerant)
-			return found;
-	}
-	return found;
-}
-
-/* Rule 2 from the counts: fixes the value of the first queued (unit,
- * value) pair with one place left, unless the unit already holds it.
- * Returns true when it fixed something. */
-static bool fix_lone_place(struct cp_board *b, const struct geometry *geo)
-{
-	const int side = b->side;
-	while (b->nlone && !b->failed) {
-		int i = b->lone[--b->nlone];
-		int u = i / side, v = i % side;
-		uint64_t bit = 1ULL << v;
-		if (b->places[i] != 1 || (b->unit_values[u] & bit))
-			continue; /* none left (failed already) or fixed there */
-		const uint16_t *cells = geo->units + u * side;
-		for (int k = 0; k < side; k++) {
-			if (b->cand[cells[k]] & bit) {
-				fix(b, cells[k], v + 1);
-				return true;
-			}
-		}
-	}
-	return false;
-}
-
-static int propagate(struct cp_board *b)
-{
-	const struct geometry *geo = &geometries[b->box];
-	if (!b->tolerant) {
-		do {
-			eliminate(b, geo);
-		} while (!b->failed && fix_lone_place(b, geo));
-		return b->failed ? -1 : 0;
-	}
-	do {
-		eliminate(b, geo);
-		if (b->failed && !b->tolerant)
-			return -1;
-	} while (hidden_singles(b, geo) && !(b->failed && !b->tolerant));
+	b->nqueue = 0;
 	return b->failed ? -1 : 0;
 }
 
+/* The initial pass, in bulk: rule 1 for all the givens at once through the
+ * values each unit holds, the places of every value found, then every
+ * implication queued and drawn as in cp_assign. */
 int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 {
+	const struct geometry *geo = &geometries[b->box];
+	const int side = b->side, nunits = 3 * side;
+	uint64_t taken[3 * GRID_MAX_SIDE] = {0};
 	b->fixed = 0;
 	b->failed = false;
 	b->nqueue = 0;
-	b->nlone = 0;
 	for (int i = 0; i < b->cells; i++) {
-		b->cand[i] = b->all;
-		b->value[i] = 0;
+		int v = puzzle->cell[i];
+		b->value[i] = (uint8_t)v;
+		if (!v)
+			continue;
+		uint64_t bit = 1ULL << (v - 1);
+		const uint16_t *cu = geo->cell_units + 3 * i;
+		for (int t = 0; t < 3; t++) {
+			if (taken[cu[t]] & bit)
+				b->failed = true; /* the same given twice in a unit */
+			taken[cu[t]] |= bit;
+		}
+		b->fixed++;
 	}
-	if (!b->tolerant) {
-		memset(b->places, b->side, 3 * (size_t)b->cells);
-		memset(b->unit_values, 0, sizeof *b->unit_values * 3 * (size_t)b->side);
+	memset(b->where, 0, sizeof *b->where * 3 * (size_t)b->cells);
+	for (int i = 0; i < b->cells; i++) {
+		const uint16_t *cu = geo->cell_units + 3 * i;
+		const uint8_t *cp = geo->cell_pos + 3 * i;
+		uint64_t c = b->value[i] ? 1ULL << (b->value[i] - 1)
+					 : b->all & ~(taken[cu[0]] | taken[cu[1]] | taken[cu[2]]);
+		b->cand[i] = c;
+		if (!b->value[i]) {
+			if (!c)
+				b->failed = true;
+			else if (!(c & (c - 1)))
+				b->queue[b->nqueue++] = i;
+		}
+		for (uint64_t rest = c; rest; rest &= rest - 1) {
+			int v1 = __builtin_ctzll(rest);
+			for (int t = 0; t < 3; t++)
+				b->where[cu[t] * side + v1] |= 1ULL << cp[t];
+		}
 	}
-	for (int i = 0; i < b->cells; i++)
-		if (puzzle->cell[i])
-			fix(b, i, puzzle->cell[i]);
-	return propagate(b);
+	for (int u = 0; u < nunits; u++) {
+		for (int v1 = 0; v1 < side; v1++) {
+			uint64_t w = b->where[u * side + v1];
+			if (!w)
+				b->failed = true;
+			else if (!(w & (w - 1)) && !(taken[u] & (1ULL << v1)))
+				b->queue[b->nqueue++] = b->cells + (u << HIDDEN_SHIFT) + v1;
+		}
+	}
+	if (b->failed && !b->tolerant) {
+		b->nqueue = 0;
+		return -1;
+	}
+	return propagate(b, geo);
 }
 
 int cp_assign(struct cp_board *b, int cell, int v)
 {
-	if (!(b->cand[cell] & (1ULL << (v - 1)))) {
-		fail(b);
-		return -1;
-	}
-	fix(b, cell, v);
-	return propagate(b);
+	const struct geometry *geo = &geometries[b->box];
+	fix(b, geo, cell, v);
+	return propagate(b, geo);
 }
 
 void cp_board_to_grid(const struct cp_board *b, struct grid *g)

@@ -6,7 +6,14 @@
  *   rule 2: a value with one possible place left in a unit is fixed there,
  * repeated until nothing changes. sudoku-cp searches on top of it (the
  * paper's "BS"), and sudoku-acs uses the same code for its ants, as the
- * paper's two solvers do. */
+ * paper's two solvers do.
+ *
+ * Rule 1 is applied at once when a cell is fixed; what it implies (a peer
+ * left with one value, a value left with one place in a unit) waits in a
+ * queue. So a value is only ever fixed where it is still possible, and the
+ * fixed cells never clash, even in tolerant mode. Each unit keeps, for each
+ * value, the set of its cells that can still take it: rule 1 meets only the
+ * peers that hold the value, and rule 2 only the places that fall to one. */
 #ifndef SUDOKU_PROPAGATE_H
 #define SUDOKU_PROPAGATE_H
 
@@ -18,21 +25,15 @@
 struct cp_board {
 	int box, side, cells;
 	int fixed;      /* cells whose value is fixed */
-	bool failed;    /* some cell's value set became empty */
+	bool failed;    /* a value set or a unit's places for a value ran out */
 	bool tolerant;  /* go on past contradictions (see cp_assign) */
 	uint64_t all;   /* the value set {1..N}: bit v-1 is value v */
 	uint64_t *cand; /* [cells]: value set of each cell */
 	uint8_t *value; /* [cells]: the fixed value, 0 while open */
-	int *queue;     /* [cells]: cells fixed but not yet propagated */
+	uint64_t *where; /* [3N * N]: at u*N + v-1, the cells of unit u (bit k:
+			  * its k-th cell) whose value set holds v */
+	int *queue;     /* implications not yet drawn (see propagate.c) */
 	int nqueue;
-	/* Rule 2's bookkeeping, kept while not tolerant: places[u * side + v-1]
-	 * counts the cells of unit u whose value set holds v. When a count
-	 * drops to 1, (u, v) waits in `lone` to be fixed; at 0 the unit has no
-	 * place for v. */
-	uint8_t *places;       /* [3 * side * side] */
-	uint64_t *unit_values; /* [3 * side]: the values fixed in each unit */
-	int *lone;             /* [3 * side * side]: u * side + v-1 */
-	int nlone;
 };
 
 /* Allocates a board for box size box; returns 0 or -1 (out of memory). */
@@ -48,8 +49,11 @@ int cp_board_load(struct cp_board *b, const struct grid *puzzle);
 /* Fixes value v (1..N) in cell and propagates to the fixpoint. Returns 0,
  * or -1 on a contradiction (b->failed is then set; the board stays usable
  * for reading: cells already fixed stay fixed). In tolerant mode the
- * propagation goes on past empty value sets (an ant's partial solution,
- * ACS section 3.2): such cells simply stay open. */
+ * propagation goes on past contradictions, as an ant's partial solution
+ * needs (ACS, section 3.2): a cell whose value set empties stays open and
+ * empty, a value with no place left in a unit is simply not placed there,
+ * and everything else is still propagated. The fixed cells are a clash-free
+ * partial solution in either mode: fixed == cells means solved. */
 int cp_assign(struct cp_board *b, int cell, int v);
 void cp_set_tolerant(struct cp_board *b, bool tolerant);
 
@@ -60,6 +64,8 @@ void cp_board_to_grid(const struct cp_board *b, struct grid *g);
 const uint16_t *cp_peers(int box, int cell, int *n);
 /* The cells of unit u (0..N-1 rows, N..2N-1 columns, 2N..3N-1 boxes). */
 const uint16_t *cp_unit(int box, int u);
+/* The three units of a cell: its row, column and box, in that order. */
+const uint16_t *cp_units_of(int box, int cell);
 
 static inline int cp_popcount(uint64_t x)
 {

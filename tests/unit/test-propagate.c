@@ -1,7 +1,7 @@
-/* Unit tests: propagate.c keeps rule 2 incrementally on strict boards and by
- * sweeps on tolerant ones. On a puzzle without contradictions both reach
- * the same fixpoint, after the givens and after each choice of a search;
- * a contradiction is found by both. */
+/* Unit tests: propagate.c on strict boards (the search's) and tolerant ones
+ * (the ants', which go on past contradictions). On a puzzle without
+ * contradictions both reach the same fixpoint, after the givens and after
+ * each choice of a search; a contradiction is found by both. */
 #include "config.h"
 
 #include <stdlib.h>
