@@ -30,6 +30,7 @@ static bool pollable;    /* a pipe, socket or terminal: read when the loop says 
 static bool at_eof, paused, all_done, started, stopped;
 static long lineno;
 static bool discarding;  /* inside a line longer than PUZZLE_LINE_MAX */
+static bool need_more;   /* every whole line buffered was taken: read on */
 static long discard_line;
 static struct puzzle_stream ps;
 static struct evbuffer *buf;
@@ -76,6 +77,7 @@ static void overlong(long line)
 static void process(void)
 {
 	size_t len = evbuffer_get_length(buf);
+	need_more = true;
 	if (!len)
 		return;
 	const char *data = (const char *)evbuffer_pullup(buf, -1);
@@ -84,6 +86,7 @@ static void process(void)
 	while (pos < len) {
 		if (!can_take()) {
 			paused = true;
+			need_more = false;
 			break;
 		}
 		const char *start = data + pos;
@@ -201,7 +204,7 @@ static void pump_cb(evutil_socket_t f, short what, void *arg)
 	(void)arg;
 	if (paused || all_done || fd < 0)
 		return;
-	if (!pollable && !at_eof && evbuffer_get_length(buf) < CHUNK)
+	if (!pollable && !at_eof && need_more)
 		read_chunk();
 	process();
 	next_step();
@@ -233,6 +236,7 @@ static void open_next(void)
 		pollable = fstat(fd, &st) == 0 &&
 			   (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || isatty(fd));
 		at_eof = discarding = false;
+		need_more = true;
 		lineno = 0;
 		puzzle_stream_init(&ps);
 		if (pollable) {

@@ -451,8 +451,11 @@ void race_add(enum stream_event ev, const char *input_name)
 	switch (cache_get(&pz->item.grid, &e, why, sizeof why)) {
 	case CACHE_HIT:
 		/* --count needs to know uniqueness; an entry that does not is raced */
-		if (opt.count && e.verdict == V_SOLVED && e.uniq == UNIQ_UNKNOWN)
+		if (opt.count && e.verdict == V_SOLVED && e.uniq == UNIQ_UNKNOWN) {
+			cache_counts.hits--;
+			cache_counts.misses++;
 			return;
+		}
 		pz->cache_hit = true;
 		pz->winner_ms = e.ms;
 		pz->uniq = e.uniq;

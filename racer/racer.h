@@ -253,7 +253,7 @@ struct puzzle {
 	uint8_t *solution;         /* cells of the solution (V_SOLVED, V_MULTIPLE) */
 	bool cache_hit;
 	int winner;                /* spec index, -1: none */
-	char winner_name[32];      /* cache hits: the worker that found it then */
+	char winner_name[160];     /* the winner's label (cache hits: the worker that found it) */
 	double winner_ms;          /* the winner's own ms= (cache: as stored) */
 	double race_ms;            /* the racer's clock, from the race's start */
 	int set;
