@@ -86,9 +86,19 @@ void race_init(void)
 		snprintf(seed_field, sizeof seed_field, " seed=%llu", (unsigned long long)opt.seed);
 }
 
+/* Keeps a copy of the solution's cells: in the slot itself for grids up to
+ * 16x16, so that the common case costs no allocation. */
+static void keep_solution(struct puzzle *pz, const uint8_t *cells)
+{
+	size_t n = (size_t)pz->item.grid.cells;
+	pz->solution = n <= sizeof pz->solution_small ? pz->solution_small : xmalloc(n);
+	memcpy(pz->solution, cells, n);
+}
+
 static void release(struct puzzle *pz)
 {
-	free(pz->solution);
+	if (pz->solution != pz->solution_small)
+		free(pz->solution);
 	pz->solution = NULL;
 	free(pz->solve_line);
 	pz->solve_line = NULL;
@@ -438,43 +448,44 @@ void race_add(enum stream_event ev, const char *input_name)
 		set_verdict(pz, V_INVALID);
 		return;
 	}
-	char err[GRID_ERR_MAX], pre[PATH_MAX_PREFIX];
+	char pre[PATH_MAX_PREFIX];
+	/* the cache first: a hit's verified solution shows that the givens
+	 * do not clash, so the check below is needed on a miss only */
+	if (cache_enabled()) {
+		static struct cache_entry e;
+		char why[GRID_ERR_MAX + 64];
+		switch (cache_get(&pz->item.grid, &e, why, sizeof why)) {
+		case CACHE_HIT:
+			/* --count needs to know uniqueness; an entry that does not is raced */
+			if (opt.count && e.verdict == V_SOLVED && e.uniq == UNIQ_UNKNOWN) {
+				cache_counts.hits--;
+				cache_counts.misses++;
+				break;
+			}
+			pz->cache_hit = true;
+			pz->winner_ms = e.ms;
+			pz->uniq = e.uniq;
+			snprintf(pz->winner_name, sizeof pz->winner_name, "%s", e.winner);
+			if (e.verdict == V_UNSAT) {
+				set_verdict(pz, V_UNSAT);
+				return;
+			}
+			keep_solution(pz, e.solution.cell);
+			set_verdict(pz, opt.count && e.uniq == UNIQ_MULTIPLE ? V_MULTIPLE : V_SOLVED);
+			return;
+		case CACHE_BAD:
+			warn("cache: a bad entry for %sline %ld (%s): dropped, the puzzle is raced",
+			     where_prefix(pz, pre, sizeof pre), pz->item.line, why);
+			cache_delete(&pz->item.grid);
+			break;
+		case CACHE_MISS:
+			break;
+		}
+	}
+	char err[GRID_ERR_MAX];
 	if (grid_check_givens(&pz->item.grid, err, sizeof err) < 0) {
 		snprintf(pz->text, sizeof pz->text, "line %ld: %s", pz->item.line, err);
 		set_verdict(pz, V_CLASH);
-		return;
-	}
-	if (!cache_enabled())
-		return;
-	static struct cache_entry e;
-	char why[GRID_ERR_MAX + 64];
-	switch (cache_get(&pz->item.grid, &e, why, sizeof why)) {
-	case CACHE_HIT:
-		/* --count needs to know uniqueness; an entry that does not is raced */
-		if (opt.count && e.verdict == V_SOLVED && e.uniq == UNIQ_UNKNOWN) {
-			cache_counts.hits--;
-			cache_counts.misses++;
-			return;
-		}
-		pz->cache_hit = true;
-		pz->winner_ms = e.ms;
-		pz->uniq = e.uniq;
-		snprintf(pz->winner_name, sizeof pz->winner_name, "%s", e.winner);
-		if (e.verdict == V_UNSAT) {
-			set_verdict(pz, V_UNSAT);
-			return;
-		}
-		pz->solution = xmalloc((size_t)pz->item.grid.cells);
-		memcpy(pz->solution, e.solution.cell, (size_t)pz->item.grid.cells);
-		set_verdict(pz, opt.count && e.uniq == UNIQ_MULTIPLE ? V_MULTIPLE : V_SOLVED);
-		return;
-	case CACHE_BAD:
-		warn("cache: a bad entry for %sline %ld (%s): dropped, the puzzle is raced",
-		     where_prefix(pz, pre, sizeof pre), pz->item.line, why);
-		cache_delete(&pz->item.grid);
-		return;
-	case CACHE_MISS:
-		return;
 	}
 }
 
@@ -519,10 +530,8 @@ static void win(struct puzzle *pz, struct worker_spec *s, const struct grid *sol
 	pz->winner = s->index;
 	pz->winner_ms = ms;
 	pz->uniq = uniq;
-	if (sol) {
-		pz->solution = xmalloc((size_t)sol->cells);
-		memcpy(pz->solution, sol->cell, (size_t)sol->cells);
-	}
+	if (sol)
+		keep_solution(pz, sol->cell);
 	end_race(pz, v);
 }
 

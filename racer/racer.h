@@ -251,6 +251,7 @@ struct puzzle {
 	enum verdict verdict;
 	char text[GRID_ERR_MAX + 64]; /* V_CLASH, V_UNSUPPORTED: "line N: why" */
 	uint8_t *solution;         /* cells of the solution (V_SOLVED, V_MULTIPLE) */
+	uint8_t solution_small[256]; /* where they are kept up to 16x16 */
 	bool cache_hit;
 	int winner;                /* spec index, -1: none */
 	char winner_name[160];     /* the winner's label (cache hits: the worker that found it) */
