@@ -66,7 +66,7 @@ static int cmd_stats(const char *dir)
 		return 2;
 	}
 	long entries = 0, solved = 0, unique = 0, several = 0, unsat = 0, bad = 0, newer = 0;
-	struct winner_count winners[64];
+	struct winner_count winners[64] = {{"", 0}};
 	int nwinners = 0;
 	static struct cache_entry e;
 	MDB_val k, v;

@@ -385,8 +385,12 @@ static void from_event_cb(struct bufferevent *bev, short what, void *arg)
 		return;
 	p->eof = true;
 	bufferevent_disable(p->from, EV_READ);
-	if (p->state != PROC_DEAD)
+	if (p->state != PROC_DEAD) {
+		/* a worker that closed its output is of no more use, even alive */
+		if (p->pid > 0 && !p->reaped)
+			kill(p->pid, SIGKILL);
 		proc_dead(p, OUT_DIED, true);
+	}
 	maybe_finished(p);
 }
 

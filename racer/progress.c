@@ -153,7 +153,7 @@ static void redraw_cb(evutil_socket_t fd, short what, void *arg)
 			if (p->progress_seq == seq)
 				snprintf(fields, sizeof fields, "%s", p->progress);
 		}
-		add_row(buf, size, &pos, width, "  %-14s %-11s %-20s %s", who, state, on, fields);
+		add_row(buf, size, &pos, width, "  %-20.20s %-11s %-20s %s", who, state, on, fields);
 	}
 	progress_before_output();
 	put_all(buf, pos);
