@@ -109,8 +109,10 @@ void race_free(void)
 {
 	if (!ring)
 		return;
-	for (uint64_t i = 0; i < ring_cap; i++)
-		release(&ring[i]);
+	/* only the slots in use: the others were released, and touching them
+	 * all would fault in the whole ring's pages for nothing */
+	for (uint64_t seq = out_seq; seq < next_seq; seq++)
+		release(slot(seq));
 	for (int i = 0; i < nsets; i++)
 		event_free(sets[i].timer);
 	free(ring);
