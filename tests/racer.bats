@@ -315,10 +315,15 @@ json_field() {
 }
 
 @test "a worker entry with options; one that cannot start is left out with one warning" {
-	run --separate-stderr race --stats --json --workers cp,cp:seed=2 "$DATA/easy9.txt"
+	run --separate-stderr race --stats --json --workers cp:seed=2 "$DATA/easy9.txt"
 	assert_success
 	assert_equal "$(stat_of cp:seed=2 status <<<"$stderr")" ok
-	[[ ${lines[0]} == *'"worker":"cp:seed=2"'* ]]
+	[[ ${lines[0]} == *'"winner":"cp:seed=2"'* ]]
+	# an entry twice: two workers, told apart
+	run --separate-stderr race --stats --workers cp,cp "$DATA/easy9.txt"
+	assert_success
+	[ -n "$(stat_of cp sent <<<"$stderr")" ]
+	[ -n "$(stat_of 'cp#2' sent <<<"$stderr")" ]
 	# sudoku-cp --frobnicate=1 is a usage error: it dies before hello, again
 	# and again, while the slowpoke takes its time
 	run --separate-stderr race --stats --workers cp:frobnicate=1,"$(slowpoke 0.5)" "$DATA/easy9.txt"
