@@ -218,12 +218,12 @@ json_field() {
 }
 
 @test "a liar never wins: a slower correct worker does" {
-	run --separate-stderr race --stats --json --workers fake-liar,"$(slowpoke 0.1)" "$DATA/easy9.txt"
+	run --separate-stderr race --stats --json --workers fake-liar,"$(slowpoke 0.5)" "$DATA/easy9.txt"
 	assert_success
 	echo "$output" >"$T/out"
 	for i in 1 2 3; do
 		assert_equal "$(json_field "$T/out" $i .solution)" "$(sed -n ${i}p "$DATA/easy9.solutions")"
-		assert_equal "$(json_field "$T/out" $i .winner)" "$(slowpoke 0.1)"
+		assert_equal "$(json_field "$T/out" $i .winner)" "$(slowpoke 0.5)"
 		assert_equal "$(json_field "$T/out" $i '.workers[0].outcome')" "wrong answer"
 	done
 	# one warning, and the count in --stats
@@ -259,14 +259,14 @@ json_field() {
 }
 
 @test "an endless line: the worker is restarted, the race goes on" {
-	run --separate-stderr race --workers fake-flooder,"$(slowpoke 0.1)" "$DATA/easy9.txt"
+	run --separate-stderr race --workers fake-flooder,"$(slowpoke 0.4)" "$DATA/easy9.txt"
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	[[ $stderr == *"fake-flooder broke the protocol (a line longer than 65536 bytes)"* ]]
 }
 
 @test "a progress storm: the answers are right and the progress lines throttled" {
-	run --separate-stderr race --progress --workers fake-flooder:mode=progress,"$(slowpoke 0.3)" "$DATA/easy9.txt"
+	run --separate-stderr race --progress --workers fake-flooder:mode=progress,"$(slowpoke 0.5)" "$DATA/easy9.txt"
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	n=$(grep -c 'fake-flooder:mode=progress: nodes=1 cost=7' <<<"$stderr")
@@ -326,7 +326,7 @@ json_field() {
 	[ -n "$(stat_of 'cp#2' sent <<<"$stderr")" ]
 	# sudoku-cp --frobnicate=1 is a usage error: it dies before hello, again
 	# and again, while the slowpoke takes its time
-	run --separate-stderr race --stats --workers cp:frobnicate=1,"$(slowpoke 0.5)" "$DATA/easy9.txt"
+	run --separate-stderr race --stats --workers cp:frobnicate=1,"$(slowpoke 0.8)" "$DATA/easy9.txt"
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	assert_equal "$(grep -c 'worker cp:frobnicate=1: failed to start 4 times in a row; left out' <<<"$stderr")" 1
@@ -354,7 +354,10 @@ json_field() {
 @test "the workers die with the racer even when it is SIGKILLed" {
 	sudoku-race --no-cache -j 2 --workers "$(slowpoke 30)",fake-hanger "$DATA/easy9.txt" >"$T/out" &
 	pid=$!
-	sleep 0.5
+	for _ in $(seq 1 50); do
+		[ -n "$(leftovers | grep fake-hanger)" ] && break
+		sleep 0.1
+	done
 	[ -n "$(leftovers | grep fake-hanger)" ]
 	kill -KILL $pid
 	wait $pid || status=$?
