@@ -296,39 +296,6 @@ static void end_race(struct puzzle *pz, enum verdict v)
 	dispatch();
 }
 
-/* Ends the race when nobody is left in it and nobody can still join. */
-static bool check_done(struct puzzle *pz)
-{
-	if (pz->state != PZ_RACING)
-		return true;
-	bool tried = false;
-	for (int i = 0; i < nspecs; i++) {
-		enum outcome o = pz->outcome[i];
-		if (o == OUT_SENT)
-			return false;
-		if (o == OUT_NONE) {
-			if (specs[i].status == SPEC_OK && (proc_may_join(proc_of(pz->set, i)) ||
-							   proc_ready(proc_of(pz->set, i))))
-				return false;
-			pz->outcome[i] = OUT_OUT;
-			continue;
-		}
-		if (o != OUT_SKIPPED && o != OUT_OUT)
-			tried = true;
-	}
-	enum verdict v = V_UNSOLVED;
-	if (!tried) {
-		v = V_UNSUPPORTED;
-		snprintf(pz->text, sizeof pz->text, "line %ld: no available %sworker takes %dx%d grids%s",
-			 pz->item.line, opt.count ? "complete " : "", pz->item.grid.side, pz->item.grid.side,
-			 opt.count ? " (--count)" : "");
-	} else if (opt.timeout_s > 0 && pz->timeout_reason) {
-		v = V_TIMEOUT;
-	}
-	end_race(pz, v);
-	return true;
-}
-
 static bool eligible(const struct worker_spec *s, const struct puzzle *pz)
 {
 	int box = pz->item.grid.box;
@@ -355,6 +322,45 @@ static void offer(struct puzzle *pz, struct proc *p)
 	pool_send_solve(p, pz->seq, pz->solve_line, s->own_seed ? pz->solve_noseed_len : pz->solve_len);
 	*o = OUT_SENT;
 	s->st.sent++;
+}
+
+/* Ends the race when nobody is left in it and nobody can still join. */
+static bool check_done(struct puzzle *pz)
+{
+	if (pz->state != PZ_RACING)
+		return true;
+	bool tried = false;
+	for (int i = 0; i < nspecs; i++) {
+		enum outcome o = pz->outcome[i];
+		if (o == OUT_SENT)
+			return false;
+		if (o == OUT_NONE) {
+			struct proc *p = proc_of(pz->set, i);
+			if (proc_ready(p)) {
+				offer(pz, p);
+				if (pz->outcome[i] == OUT_SENT)
+					return false;
+			} else if (proc_may_join(p)) {
+				return false;
+			} else {
+				pz->outcome[i] = OUT_OUT;
+			}
+			continue;
+		}
+		if (o != OUT_SKIPPED && o != OUT_OUT)
+			tried = true;
+	}
+	enum verdict v = V_UNSOLVED;
+	if (!tried) {
+		v = V_UNSUPPORTED;
+		snprintf(pz->text, sizeof pz->text, "line %ld: no available %sworker takes %dx%d grids%s",
+			 pz->item.line, opt.count ? "complete " : "", pz->item.grid.side, pz->item.grid.side,
+			 opt.count ? " (--count)" : "");
+	} else if (opt.timeout_s > 0 && pz->timeout_reason) {
+		v = V_TIMEOUT;
+	}
+	end_race(pz, v);
+	return true;
 }
 
 static void start_race(struct puzzle *pz, int set)
