@@ -264,7 +264,15 @@ int main(int argc, char **argv)
 	if (opt.command == CMD_CACHE)
 		return cache_command(opt.nargs, opt.args);
 
-	base = event_base_new();
+	/* A callback that activates itself again (input.c reads a regular file
+	 * a chunk at a time that way) would otherwise run on and on in one
+	 * pass of the loop, keeping signals and the workers' pipes waiting:
+	 * the loop looks at them again after every few callbacks. */
+	struct event_config *cfg = event_config_new();
+	if (!cfg || event_config_set_max_dispatch_interval(cfg, NULL, 8, 0) < 0)
+		die("cannot create the event loop");
+	base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
 	if (!base)
 		die("cannot create the event loop");
 	if (opt.command == CMD_LIST_WORKERS)

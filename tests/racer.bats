@@ -361,6 +361,18 @@ json_field() {
 	assert_equal "$status" 143
 }
 
+@test "SIGTERM is heard while a large file is answered from the cache" {
+	head -n 1 "$DATA/easy9.txt" >"$T/one"
+	sudoku-race --cache "$T/c" "$T/one" >/dev/null
+	yes "$(head -n 1 "$DATA/easy9.txt")" | head -n 400000 >"$T/in"
+	sudoku-race --cache "$T/c" "$T/in" >"$T/out" &
+	pid=$!
+	sleep 0.2
+	kill -TERM $pid
+	wait $pid || status=$?
+	assert_equal "$status" 143
+}
+
 @test "the workers die with the racer even when it is SIGKILLed" {
 	sudoku-race --no-cache -j 2 --workers "$(slowpoke 30)",fake-hanger "$DATA/easy9.txt" >"$T/out" &
 	pid=$!
