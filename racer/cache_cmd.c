@@ -42,6 +42,22 @@ static int open_or_fail(const char *dir)
 	return 0;
 }
 
+/* Opens the store and a read transaction with a cursor over every entry. */
+static int open_cursor(const char *dir, MDB_txn **txn, MDB_cursor **cur)
+{
+	if (open_or_fail(dir) < 0)
+		return -1;
+	int rc = mdb_txn_begin(cache_env(), NULL, MDB_RDONLY, txn);
+	if (rc == 0 && (rc = mdb_cursor_open(*txn, cache_dbi(), cur)) != 0)
+		mdb_txn_abort(*txn);
+	if (rc != 0) {
+		fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, dir, mdb_strerror(rc));
+		cache_close();
+		return -1;
+	}
+	return 0;
+}
+
 struct winner_count {
 	char name[17];
 	long n;
@@ -53,25 +69,17 @@ static int cmd_stats(const char *dir)
 		printf("cache: %s (not created yet)\nentries: 0\n", dir);
 		return 0;
 	}
-	if (open_or_fail(dir) < 0)
-		return 2;
 	MDB_txn *txn;
 	MDB_cursor *cur;
-	int rc = mdb_txn_begin(cache_env(), NULL, MDB_RDONLY, &txn);
-	if (rc == 0 && (rc = mdb_cursor_open(txn, cache_dbi(), &cur)) != 0)
-		mdb_txn_abort(txn);
-	if (rc != 0) {
-		fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, dir, mdb_strerror(rc));
-		cache_close();
+	if (open_cursor(dir, &txn, &cur) < 0)
 		return 2;
-	}
 	long entries = 0, solved = 0, unique = 0, several = 0, unsat = 0, bad = 0, newer = 0;
 	struct winner_count winners[64] = {{"", 0}};
 	int nwinners = 0;
 	static struct cache_entry e;
 	MDB_val k, v;
 	char why[128];
-	while ((rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0) {
+	while (mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0) {
 		entries++;
 		int d = cache_decode(v.mv_data, v.mv_size, NULL, &e, why, sizeof why);
 		if (d == 0) {
@@ -157,18 +165,10 @@ static int cmd_export(const char *dir)
 {
 	if (!exists(dir))
 		return 0;
-	if (open_or_fail(dir) < 0)
-		return 2;
 	MDB_txn *txn;
 	MDB_cursor *cur;
-	int rc = mdb_txn_begin(cache_env(), NULL, MDB_RDONLY, &txn);
-	if (rc == 0 && (rc = mdb_cursor_open(txn, cache_dbi(), &cur)) != 0)
-		mdb_txn_abort(txn);
-	if (rc != 0) {
-		fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, dir, mdb_strerror(rc));
-		cache_close();
+	if (open_cursor(dir, &txn, &cur) < 0)
 		return 2;
-	}
 	size_t gsz = (size_t)GRID_MAX_CELLS * 3 + 1;
 	char *pbuf = xmalloc(gsz), *sbuf = xmalloc(gsz);
 	static struct grid puzzle;
@@ -176,7 +176,7 @@ static int cmd_export(const char *dir)
 	long skipped = 0;
 	MDB_val k, v;
 	char why[128];
-	while ((rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0) {
+	while (mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0) {
 		if (cache_decode(v.mv_data, v.mv_size, &puzzle, &e, why, sizeof why) <= 0) {
 			skipped++;
 			continue;
