@@ -172,12 +172,13 @@ int grid_parse_cells(const char *s, size_t n, int box, struct grid *g, struct no
 		else if (c >= 'A' && c <= 'Z')
 			seen_upper = true;
 		if (v == 0 || v > g->side) {
-			/* the row and column only for the message: a division per
-			 * cell is dear on the racer's cache path */
+			/* row and column only here: a division per cell would cost
+			 * more than the rest of the loop */
 			int row = (int)i / g->side + 1, col = (int)i % g->side + 1;
 			if (v > g->side)
-				snprintf(err, errsz, "'%c' at row %d, column %d is out of range for %dx%d (1-%c)",
-					 c, row, col, g->side, g->side, max_char(g->side, nt));
+				snprintf(err, errsz,
+					 "'%c' at row %d, column %d is out of range for %dx%d (1-%c)", c, row,
+					 col, g->side, g->side, max_char(g->side, nt));
 			else if (c >= 0x21 && c < 0x7f)
 				snprintf(err, errsz, "illegal character '%c' at row %d, column %d", c, row, col);
 			else
@@ -362,36 +363,43 @@ static void describe_clash(const struct grid *g, int kind, int u, char *err, siz
 int grid_check_givens(const struct grid *g, char *err, size_t errsz)
 {
 	/* one pass with a bitset per unit; the slow pass only to name a clash.
-	 * The box of a cell is followed with counters rather than divided out,
-	 * and the three units are tested at once: the divisions and branches
-	 * per cell were most of the cost of verifying a grid. */
+	 * Called twice per puzzle by every worker (givens, then the answer):
+	 * only the units of this size are cleared, and no division or branch
+	 * depends on the cell. */
 	uint64_t cols[GRID_MAX_SIDE], boxes[GRID_MAX_SIDE];
-	const int n = g->side, box = g->box;
-	memset(cols, 0, (size_t)n * sizeof *cols);
-	memset(boxes, 0, (size_t)n * sizeof *boxes);
+	size_t units = sizeof cols[0] * (size_t)g->side;
+	memset(cols, 0, units);
+	memset(boxes, 0, units);
+	uint8_t col_box[GRID_MAX_SIDE]; /* box column of each column */
+	for (int c = 0, k = 0, bc = 0; c < g->side; c++) {
+		col_box[c] = (uint8_t)bc;
+		if (++k == g->box)
+			k = 0, bc++;
+	}
 	int bad_kind = -1, bad_unit = 0;
 	const uint8_t *cell = g->cell;
-	for (int r = 0, band = 0, in_band = 0; r < n && bad_kind < 0; r++, cell += n) {
+	for (int r = 0, box_row = 0; r < g->side && bad_kind < 0; r++) {
+		if (r && r % g->box == 0)
+			box_row += g->box;
 		uint64_t row = 0;
-		uint64_t *band_boxes = boxes + band; /* the boxes this row crosses */
-		for (int c = 0, b = 0, in_stack = 0; c < n; c++) {
-			int v = cell[c];
-			if (v) {
-				uint64_t bit = 1ULL << (v - 1);
-				if ((row | cols[c] | band_boxes[b]) & bit) {
-					bad_kind = row & bit ? 0 : cols[c] & bit ? 1 : 2;
-					bad_unit = bad_kind == 0 ? r : bad_kind == 1 ? c : band + b;
-					break;
-				}
-				row |= bit;
-				cols[c] |= bit;
-				band_boxes[b] |= bit;
+		for (int c = 0; c < g->side; c++) {
+			int v = cell[r * g->side + c];
+			/* no branch on blanks: they are where branches mispredict */
+			uint64_t bit = (uint64_t)(v != 0) << ((v - 1) & 63);
+			int b = box_row + col_box[c];
+			if ((row | cols[c] | boxes[b]) & bit) {
+				if (row & bit)
+					bad_kind = 0, bad_unit = r;
+				else if (cols[c] & bit)
+					bad_kind = 1, bad_unit = c;
+				else
+					bad_kind = 2, bad_unit = b;
+				break;
 			}
-			if (++in_stack == box)
-				in_stack = 0, b++;
+			row |= bit;
+			cols[c] |= bit;
+			boxes[b] |= bit;
 		}
-		if (++in_band == box)
-			in_band = 0, band += box;
 	}
 	if (bad_kind < 0)
 		return 0;

@@ -1,1 +1,139 @@
 #!/usr/bin/env bats
+# sudoku-cp beyond the conformance suite: the 9x9 bitboard path (cp9.c)
+# against the general path (--no-fast: cp.c + propagate.c), counting, its
+# options, and the general path on 16x16 and 25x25.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	leak_setup
+}
+
+teardown() {
+	end_session
+	assert_no_leftovers
+}
+
+# solve_requests FILE PREFIX [FIELDS]: the puzzles of FILE as protocol
+# requests "solve PREFIXn PUZZLE FIELDS".
+solve_requests() {
+	grep -v '^#' "$1" | awk -v id="$2" -v fields="${3:-}" '{ print "solve " id NR " " $0 (fields ? " " fields : "") }'
+}
+
+@test "the 9x9 path solves hard and 17-clue puzzles, with answers that verify" {
+	run sudoku-cp "$DATA/cp9-unique.txt"
+	assert_success
+	assert_equal "${#lines[@]}" 60
+	echo "$output" >"$BATS_TEST_TMPDIR/fast"
+	run verify "$DATA/cp9-unique.txt" "$BATS_TEST_TMPDIR/fast"
+	assert_line "60 ok, 0 none, 0 wrong"
+}
+
+@test "the 9x9 path and the general path (--no-fast) give the same answers" {
+	sudoku-cp "$DATA/cp9-unique.txt" >"$BATS_TEST_TMPDIR/fast"
+	sudoku-cp --no-fast "$DATA/cp9-unique.txt" >"$BATS_TEST_TMPDIR/general"
+	run cmp "$BATS_TEST_TMPDIR/fast" "$BATS_TEST_TMPDIR/general"
+	assert_success
+}
+
+@test "the 9x9 path searches the same tree as the paper's BS on the general path" {
+	# same deductions and the same MRV order: the same node count, puzzle
+	# by puzzle (the general path without restarts is the plain search)
+	solve_requests "$DATA/cp9-unique.txt" u >"$BATS_TEST_TMPDIR/requests"
+	solve_requests "$DATA/cp9-count.txt" c count=1000 >>"$BATS_TEST_TMPDIR/requests"
+	sudoku-cp --protocol <"$BATS_TEST_TMPDIR/requests" |
+		grep -Eo '^[a-z]+ [uc][0-9]+ .*nodes=[0-9]+' | sed -E 's/ [^ ]+ nodes=/ nodes=/' >"$BATS_TEST_TMPDIR/fast"
+	sudoku-cp --no-fast --restart-nodes=0 --protocol <"$BATS_TEST_TMPDIR/requests" |
+		grep -Eo '^[a-z]+ [uc][0-9]+ .*nodes=[0-9]+' | sed -E 's/ [^ ]+ nodes=/ nodes=/' >"$BATS_TEST_TMPDIR/general"
+	run wc -l <"$BATS_TEST_TMPDIR/fast"
+	assert_output 85
+	run diff "$BATS_TEST_TMPDIR/fast" "$BATS_TEST_TMPDIR/general"
+	assert_success
+	# and the search did branch: not every puzzle falls to propagation
+	run grep -c 'nodes=0$' "$BATS_TEST_TMPDIR/fast"
+	[ "$output" -lt 40 ]
+}
+
+@test "--count is exact on both paths: 0, 2, and hundreds of solutions" {
+	run sudoku-cp --count=1000 "$DATA/cp9-count.txt"
+	assert_failure 1
+	diff <(echo "$output") "$DATA/cp9-count.expected"
+	run sudoku-cp --no-fast --count=1000 "$DATA/cp9-count.txt"
+	assert_failure 1
+	diff <(echo "$output") "$DATA/cp9-count.expected"
+}
+
+@test "--count stops at the limit and names it" {
+	run sudoku-cp --count=50 "$DATA/cp9-count.txt"
+	assert_failure 1
+	assert_line --index 0 "# multiple solutions: at least 50"
+	assert_line --index 10 "# unsat"
+	assert_line --index 15 "# multiple solutions: 2"
+	# a unique puzzle is printed with --count
+	run sudoku-cp --count "$DATA/cp9-unique.txt"
+	assert_success
+	assert_equal "${#lines[@]}" 60
+}
+
+@test "the 9x9 path stops at the time limit while counting" {
+	# the empty grid has some 6.7e21 solutions: counting them never ends
+	run sudoku-cp --count=1000000000000 --time-limit 0.5 <<<"$(printf '.%.0s' {1..81})"
+	assert_failure 1
+	assert_output "# timeout after 0.5 s"
+}
+
+@test "protocol: the 9x9 path acknowledges a cancel mid-search" {
+	start_session sudoku-cp --protocol
+	expect_line '^hello '
+	send "solve e $(printf '.%.0s' {1..81}) count=1000000000000"
+	sleep 0.3
+	start=$(date +%s%N)
+	send "cancel e"
+	expect_line '^(cancelled|count) e' 5
+	elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+	echo "acknowledged after $elapsed_ms ms: $line"
+	[[ $line == "cancelled e" ]]
+	[ "$elapsed_ms" -lt 1000 ]
+}
+
+@test "progress of the 9x9 path names depth, filled cells and nodes" {
+	run --separate-stderr sudoku-cp --progress --progress-ms 50 --count=1000000000000 --time-limit 0.5 \
+		<<<"$(printf '.%.0s' {1..81})"
+	assert_failure 1
+	[[ $stderr =~ depth=[0-9]+\ filled=[0-9]+/81\ nodes=[0-9]+ ]]
+}
+
+@test "the general path solves 16x16 and 25x25 puzzles, with answers that verify" {
+	run sudoku-cp "$top_srcdir/puzzles/acs-16x16-45.txt" "$DATA/16x16.txt" "$DATA/25x25.txt"
+	assert_success
+	echo "$output" >"$BATS_TEST_TMPDIR/out"
+	cat "$top_srcdir/puzzles/acs-16x16-45.txt" "$DATA/16x16.txt" "$DATA/25x25.txt" >"$BATS_TEST_TMPDIR/in"
+	run verify "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
+	assert_line --regexp '^[0-9]+ ok, 0 none, 0 wrong$'
+}
+
+@test "the general path counts on 4x4 and 16x16 as the 9x9 path does on 9x9" {
+	# a 4x4 with one given has 72 solutions of the 288 4x4 grids
+	run sudoku-cp --count=1000 <<<"1..............."
+	assert_failure 1
+	assert_output "# multiple solutions: 72"
+	run sudoku-cp --count=1000 <<<"................"
+	assert_output "# multiple solutions: 288"
+	run sudoku-cp --no-fast --count=1000 <<<"$(printf '.%.0s' {1..16})"
+	assert_output "# multiple solutions: 288"
+}
+
+@test "options: --no-fast and --restart-nodes are listed; bad values are usage errors" {
+	run sudoku-cp --help
+	assert_success
+	assert_output --partial "--[no-]fast"
+	assert_output --partial "--restart-nodes=N"
+	run sudoku-cp --restart-nodes=-1 "$DATA/easy9.txt"
+	assert_failure 2
+	run sudoku-cp --restart-nodes=lots "$DATA/easy9.txt"
+	assert_failure 2
+	run sudoku-cp --no-fast --restart-nodes=0 "$DATA/easy9.txt"
+	assert_success
+	diff <(echo "$output") "$DATA/easy9.solutions"
+}

@@ -1,1 +1,113 @@
 #!/usr/bin/env bats
+# The worker driver's filter mode beyond the conformance suite, through
+# sudoku-cp: options, output forms, files, pipes.
+
+load helpers
+
+setup() {
+	leak_setup
+}
+
+teardown() {
+	end_session
+	assert_no_leftovers
+}
+
+@test "--pretty prints a boxed grid" {
+	run sudoku-cp --pretty "$DATA/4x4.txt"
+	assert_success
+	assert_line --index 0 "+-----+-----+"
+	assert_line --index 1 "| 1 3 | 2 4 |"
+	assert_line --index 3 "+-----+-----+"
+	assert_equal "${#lines[@]}" 7
+}
+
+@test "--progress reports on standard error, throttled, with the line" {
+	run --separate-stderr sudoku-cp --progress --progress-ms 50 --time-limit 1 "$DATA/hard25.txt"
+	assert_failure 1
+	assert_output "# timeout after 1 s"
+	[[ $stderr =~ sudoku-cp:\ .*hard25.txt:\ line\ 1:\ depth=[0-9]+\ filled=[0-9]+/625\ nodes=[0-9]+\ \([0-9.]+\ s\) ]]
+	n=$(grep -c 'line 1:' <<<"$stderr")
+	# at most one line every 50 ms (a few more for the clock's slack)
+	[ "$n" -ge 1 ] && [ "$n" -le 25 ]
+}
+
+@test "several files: answers in order, errors name their file" {
+	printf '%s\n' 'not a puzzle' >"$BATS_TEST_TMPDIR/bad.txt"
+	run sudoku-cp "$DATA/4x4.txt" "$BATS_TEST_TMPDIR/bad.txt" "$DATA/easy9.txt"
+	assert_failure 1
+	assert_equal "${#lines[@]}" 5
+	assert_equal "${lines[0]}" "1324423124133142"
+	assert_equal "${lines[1]}" "# invalid: $BATS_TEST_TMPDIR/bad.txt: line 1: 10 cells, expected 16"
+	assert_equal "${lines[4]}" "$(tail -n 1 "$DATA/easy9.solutions")"
+}
+
+@test "empty input: no output, exit 0" {
+	run sudoku-cp </dev/null
+	assert_success
+	assert_output ""
+	run sudoku-cp <<<$'# only a comment\n\n'
+	assert_success
+	assert_output ""
+}
+
+@test "25x25 in letters and 36x36 in numbers are solved in their notation" {
+	run sudoku-cp "$DATA/25x25.txt"
+	assert_success
+	[[ $output =~ ^[1-9A-P]{625}$ ]]
+	echo "$output" >"$BATS_TEST_TMPDIR/out"
+	run verify "$DATA/25x25.txt" "$BATS_TEST_TMPDIR/out"
+	assert_line "1 ok, 0 none, 0 wrong"
+	run sudoku-cp "$DATA/36x36.txt"
+	assert_success
+	[ "$(wc -w <<<"$output")" -eq 1296 ]
+	echo "$output" >"$BATS_TEST_TMPDIR/out"
+	run verify "$DATA/36x36.txt" "$BATS_TEST_TMPDIR/out"
+	assert_line "1 ok, 0 none, 0 wrong"
+}
+
+@test "--count=K counts exactly below K, 'at least K' at it" {
+	sabuncu3=$(grep -A1 '^# sabuncu3' "$top_srcdir/puzzles/acs-logic-solvable.txt" | tail -n 1)
+	run sudoku-cp --count=100 <<<"$sabuncu3"
+	assert_failure 1
+	assert_output "# multiple solutions: 27"
+	run sudoku-cp --count=27 <<<"$sabuncu3"
+	assert_output "# multiple solutions: at least 27"
+}
+
+@test "bad option values are usage errors naming the option" {
+	run --separate-stderr sudoku-cp --time-limit abc
+	assert_failure 2
+	[[ $stderr == *"--time-limit: 'abc' is not a number"* ]]
+	run --separate-stderr sudoku-cp --seed -1
+	assert_failure 2
+	[[ $stderr == *"--seed"* ]]
+	run --separate-stderr sudoku-cp --count=1
+	assert_failure 2
+	[[ $stderr == *"out of range"* ]]
+	run --separate-stderr sudoku-cp --protocol "$DATA/4x4.txt"
+	assert_failure 2
+}
+
+@test "a slow producer gets each answer as soon as its puzzle is in" {
+	start_session sudoku-cp
+	send "$(head -n 1 "$DATA/easy9.txt")"
+	expect_line "^$(head -n 1 "$DATA/easy9.solutions")\$" 3
+	send "$(sed -n 2p "$DATA/easy9.txt")"
+	expect_line "^$(sed -n 2p "$DATA/easy9.solutions")\$" 3
+}
+
+@test "| head -1 ends the worker cleanly" {
+	for i in $(seq 1 3000); do cat "$DATA/easy9.txt"; done >"$BATS_TEST_TMPDIR/many.txt"
+	run bash -c "sudoku-cp '$BATS_TEST_TMPDIR/many.txt' | head -n 1"
+	assert_success
+	assert_output "$(head -n 1 "$DATA/easy9.solutions")"
+}
+
+@test "'-' reads standard input between files" {
+	run bash -c "head -n 1 '$DATA/easy9.txt' | sudoku-cp '$DATA/4x4.txt' - '$DATA/4x4.txt'"
+	assert_success
+	assert_equal "${lines[0]}" "1324423124133142"
+	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_equal "${lines[2]}" "1324423124133142"
+}

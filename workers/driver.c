@@ -331,8 +331,12 @@ static int parse_options(int argc, char **argv)
 	size_t nalgo = 0;
 	while (ALGO.options && ALGO.options[nalgo].name)
 		nalgo++;
-	struct option *longopts = calloc(ncommon + 2 * nalgo + 1, sizeof *longopts);
-	char (*negated)[64] = calloc(nalgo + 1, sizeof *negated);
+	/* static: --help, --version and usage errors exit inside the loop, and
+	 * memory still reachable at exit is not reported as a leak */
+	static struct option *longopts;
+	static char (*negated)[64];
+	longopts = calloc(ncommon + 2 * nalgo + 1, sizeof *longopts);
+	negated = calloc(nalgo + 1, sizeof *negated);
 	if (!longopts || !negated) {
 		fprintf(stderr, "%s: out of memory\n", program);
 		exit(2);
@@ -403,6 +407,8 @@ static int parse_options(int argc, char **argv)
 	}
 	free(longopts);
 	free(negated);
+	longopts = NULL;
+	negated = NULL;
 	if (count_set && ALGO.kind != WORKER_COMPLETE)
 		usage_error("--count needs a complete worker; %s is stochastic", ALGO.name);
 	if (opt.protocol && optind < argc)

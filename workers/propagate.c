@@ -1,4 +1,14 @@
-/* Constraint propagation, rules 1 and 2 of ant-colony-bve.txt section 3.1. */
+/* Constraint propagation, rules 1 and 2 of ant-colony-bve.txt section 3.1.
+ *
+ * Rule 2 is kept incrementally while the board is not tolerant (the
+ * search's case): each unit counts the places left for each value, a count
+ * that drops to 1 queues the (unit, value) pair, and 0 is a contradiction.
+ * So a removal costs three decrements instead of a sweep over every unit
+ * after each round, which was nine tenths of the time on 25x25 grids. The
+ * fixpoint of the two rules does not depend on the order they fire in, so
+ * the search sees the same boards as with sweeps. A tolerant board (an
+ * ant's, which goes on past contradictions, where order does matter) keeps
+ * the sweeps and their order. */
 #include "config.h"
 
 #include "propagate.h"
@@ -10,8 +20,9 @@
  * one thread, so no lock is needed. */
 struct geometry {
 	int npeers;
-	uint16_t *peers; /* cells * npeers */
-	uint16_t *units; /* 3N * N */
+	uint16_t *peers;      /* cells * npeers */
+	uint16_t *units;      /* 3N * N */
+	uint16_t *cell_units; /* cells * 3: the row, column and box of each cell */
 };
 static struct geometry geometries[GRID_MAX_BOX + 1];
 
@@ -24,7 +35,8 @@ static const struct geometry *geometry(int box)
 	g->npeers = 2 * (side - 1) + (box - 1) * (box - 1);
 	g->peers = malloc(sizeof *g->peers * (size_t)cells * (size_t)g->npeers);
 	g->units = malloc(sizeof *g->units * 3 * (size_t)side * (size_t)side);
-	if (!g->peers || !g->units)
+	g->cell_units = malloc(sizeof *g->cell_units * 3 * (size_t)cells);
+	if (!g->peers || !g->units || !g->cell_units)
 		abort(); /* at most 1.5 MB, needed before any search */
 	for (int u = 0; u < side; u++) {
 		for (int k = 0; k < side; k++) {
@@ -43,6 +55,9 @@ static const struct geometry *geometry(int box)
 			if (k != r)
 				p[n++] = (uint16_t)(k * side + c);
 		}
+		g->cell_units[3 * cell] = (uint16_t)r;
+		g->cell_units[3 * cell + 1] = (uint16_t)(side + c);
+		g->cell_units[3 * cell + 2] = (uint16_t)(2 * side + (r / box) * box + c / box);
 		int r0 = r - r % box, c0 = c - c % box;
 		for (int rr = r0; rr < r0 + box; rr++)
 			for (int cc = c0; cc < c0 + box; cc++)
@@ -74,7 +89,10 @@ int cp_board_alloc(struct cp_board *b, int box)
 	b->cand = malloc(sizeof *b->cand * (size_t)b->cells);
 	b->value = malloc((size_t)b->cells);
 	b->queue = malloc(sizeof *b->queue * (size_t)b->cells);
-	if (!b->cand || !b->value || !b->queue) {
+	b->places = malloc(3 * (size_t)b->cells);
+	b->unit_values = malloc(sizeof *b->unit_values * 3 * (size_t)b->side);
+	b->lone = malloc(sizeof *b->lone * 3 * (size_t)b->cells);
+	if (!b->cand || !b->value || !b->queue || !b->places || !b->unit_values || !b->lone) {
 		cp_board_free(b);
 		return -1;
 	}
@@ -87,9 +105,15 @@ void cp_board_free(struct cp_board *b)
 	free(b->cand);
 	free(b->value);
 	free(b->queue);
+	free(b->places);
+	free(b->unit_values);
+	free(b->lone);
 	b->cand = NULL;
 	b->value = NULL;
 	b->queue = NULL;
+	b->places = NULL;
+	b->unit_values = NULL;
+	b->lone = NULL;
 }
 
 void cp_board_copy(struct cp_board *dst, const struct cp_board *src)
@@ -98,18 +122,65 @@ void cp_board_copy(struct cp_board *dst, const struct cp_board *src)
 	dst->failed = src->failed;
 	dst->tolerant = src->tolerant;
 	dst->nqueue = 0;
+	dst->nlone = 0;
 	memcpy(dst->cand, src->cand, sizeof *src->cand * (size_t)src->cells);
 	memcpy(dst->value, src->value, (size_t)src->cells);
+	if (!src->tolerant) {
+		memcpy(dst->places, src->places, 3 * (size_t)src->cells);
+		memcpy(dst->unit_values, src->unit_values,
+		       sizeof *src->unit_values * 3 * (size_t)src->side);
+	}
+}
+
+/* Rebuilds rule 2's counts from the value sets (they are not kept while
+ * tolerant), queueing every unit and value with one place or none. */
+static void recount(struct cp_board *b, const struct geometry *geo)
+{
+	const int side = b->side;
+	memset(b->places, 0, 3 * (size_t)b->cells);
+	memset(b->unit_values, 0, sizeof *b->unit_values * 3 * (size_t)side);
+	for (int cell = 0; cell < b->cells; cell++) {
+		const uint16_t *u = geo->cell_units + 3 * cell;
+		for (int k = 0; k < 3; k++) {
+			for (uint64_t set = b->cand[cell]; set; set &= set - 1)
+				b->places[u[k] * side + __builtin_ctzll(set)]++;
+			if (b->value[cell])
+				b->unit_values[u[k]] |= 1ULL << (b->value[cell] - 1);
+		}
+	}
+	b->nlone = 0;
+	for (int i = 0; i < 3 * b->cells; i++) {
+		if (b->places[i] == 0)
+			b->failed = true;
+		else if (b->places[i] == 1)
+			b->lone[b->nlone++] = i;
+	}
 }
 
 void cp_set_tolerant(struct cp_board *b, bool tolerant)
 {
+	if (b->tolerant && !tolerant)
+		recount(b, &geometries[b->box]);
 	b->tolerant = tolerant;
 }
 
 static void fail(struct cp_board *b)
 {
 	b->failed = true;
+}
+
+/* Rule 2's counts: value v (0-based) has lost its place in cell. */
+static inline void lose_place(struct cp_board *b, const struct geometry *geo, int cell, int v)
+{
+	const uint16_t *u = geo->cell_units + 3 * cell;
+	for (int k = 0; k < 3; k++) {
+		int i = u[k] * b->side + v;
+		int left = --b->places[i];
+		if (left == 1)
+			b->lone[b->nlone++] = i; /* once per board: counts only fall */
+		else if (left == 0)
+			fail(b);
+	}
 }
 
 /* Fixes a cell; its consequences wait in the queue. */
@@ -120,8 +191,21 @@ static void fix(struct cp_board *b, int cell, int v)
 			fail(b);
 		return;
 	}
+	uint64_t bit = 1ULL << (v - 1);
+	if (!b->tolerant) {
+		if (!(b->cand[cell] & bit)) {
+			fail(b); /* not a value it may take: the counts stay right */
+			return;
+		}
+		const struct geometry *geo = &geometries[b->box];
+		for (uint64_t rest = b->cand[cell] & ~bit; rest; rest &= rest - 1)
+			lose_place(b, geo, cell, __builtin_ctzll(rest));
+		const uint16_t *u = geo->cell_units + 3 * cell;
+		for (int k = 0; k < 3; k++)
+			b->unit_values[u[k]] |= bit;
+	}
 	b->value[cell] = (uint8_t)v;
-	b->cand[cell] = 1ULL << (v - 1);
+	b->cand[cell] = bit;
 	b->fixed++;
 	b->queue[b->nqueue++] = cell;
 }
@@ -143,6 +227,8 @@ static void eliminate(struct cp_board *b, const struct geometry *geo)
 				continue;
 			}
 			uint64_t c = b->cand[q] &= ~bit;
+			if (!b->tolerant)
+				lose_place(b, geo, q, b->value[cell] - 1);
 			if (!c)
 				fail(b);
 			else if (!(c & (c - 1)))
@@ -189,9 +275,38 @@ static bool hidden_singles(struct cp_board *b, const struct geometry *geo)
 	return found;
 }
 
+/* Rule 2 from the counts: fixes the value of the first queued (unit,
+ * value) pair with one place left, unless the unit already holds it.
+ * Returns true when it fixed something. */
+static bool fix_lone_place(struct cp_board *b, const struct geometry *geo)
+{
+	const int side = b->side;
+	while (b->nlone && !b->failed) {
+		int i = b->lone[--b->nlone];
+		int u = i / side, v = i % side;
+		uint64_t bit = 1ULL << v;
+		if (b->places[i] != 1 || (b->unit_values[u] & bit))
+			continue; /* none left (failed already) or fixed there */
+		const uint16_t *cells = geo->units + u * side;
+		for (int k = 0; k < side; k++) {
+			if (b->cand[cells[k]] & bit) {
+				fix(b, cells[k], v + 1);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 static int propagate(struct cp_board *b)
 {
 	const struct geometry *geo = &geometries[b->box];
+	if (!b->tolerant) {
+		do {
+			eliminate(b, geo);
+		} while (!b->failed && fix_lone_place(b, geo));
+		return b->failed ? -1 : 0;
+	}
 	do {
 		eliminate(b, geo);
 		if (b->failed && !b->tolerant)
@@ -205,9 +320,14 @@ int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 	b->fixed = 0;
 	b->failed = false;
 	b->nqueue = 0;
+	b->nlone = 0;
 	for (int i = 0; i < b->cells; i++) {
 		b->cand[i] = b->all;
 		b->value[i] = 0;
+	}
+	if (!b->tolerant) {
+		memset(b->places, b->side, 3 * (size_t)b->cells);
+		memset(b->unit_values, 0, sizeof *b->unit_values * 3 * (size_t)b->side);
 	}
 	for (int i = 0; i < b->cells; i++)
 		if (puzzle->cell[i])

@@ -1,0 +1,273 @@
+/* --emulate: the kernels' launch run on the CPU. The per-tree search is
+ * the kernels' own code (bf_tree.h, opbf_team.h, dlx_tree.h, compiled here
+ * by the C compiler); this file plays the GPU around it:
+ *
+ * - the launch's trees are spread over resident "threads" (SPBF, PDLX) or
+ *   "blocks" (OPBF), which take turns a slice of search at a time, so that
+ *   trees progress side by side as on the device and the first answer of
+ *   any tree ends the others (a tree that never ends cannot starve them);
+ * - an OPBF block's N×N threads run each phase one after the other, then
+ *   the next phase: a barrier. The order of the threads changes from phase
+ *   to phase, so that a phase whose result depended on it (a race on the
+ *   device) would show; every thread must end at the same phase;
+ * - the host's stop flag is set between slices when the driver says stop,
+ *   and the kernel code sees it at its next poll, as on the device. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bf_tree.h"
+#include "dlx_tree.h"
+#include "gpu_run.h"
+#include "opbf_team.h"
+
+/* Memory for the resident trees' state (boards, stacks, Dancing Links). */
+#define EMU_RESIDENT_BYTES (64L << 20)
+/* OPBF: iterations of a block's loop between turns. */
+#define EMU_OPBF_ITERATIONS 64
+
+struct emu {
+	struct gpu_job *job;
+	const struct gpu_hooks *hooks;
+	struct gpu_launch L;
+	int32_t stop;
+	uint64_t trees_done;
+};
+
+/* Between two slices: the driver's stop, and progress. */
+static void emu_poll(struct emu *e)
+{
+	const struct gpu_hooks *h = e->hooks;
+	if (!e->stop && h->stop_now(h->arg)) {
+		e->stop = 1;
+		e->job->stopped = true;
+	}
+	if (h->progress_due(h->arg)) {
+		uint64_t nodes = 0;
+		for (int p = 0; p < e->job->npuzzles; p++)
+			nodes += e->job->ctl[p].nodes;
+		h->progress(h->arg, nodes, e->trees_done, (uint64_t)e->job->ntrees);
+	}
+}
+
+static long resident(long ntrees, long bytes_each)
+{
+	long n = EMU_RESIDENT_BYTES / bytes_each;
+	if (n < 1)
+		n = 1;
+	return n < ntrees ? n : ntrees;
+}
+
+/* SPBF: spbf_kernel's thread body, one resident thread after another. */
+static int emulate_spbf(struct emu *e, char *err, size_t errsz)
+{
+	const struct gpu_launch *L = &e->L;
+	long per = spbf_thread_bytes(L->cells);
+	long nslots = resident(L->ntrees, per);
+	struct bf_tree *t = calloc((size_t)nslots, sizeof *t);
+	uint8_t *shared = calloc((size_t)nslots, (size_t)per);
+	char *active = calloc((size_t)nslots, 1);
+	if (!t || !shared || !active) {
+		free(t);
+		free(shared);
+		free(active);
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	int next = 0;
+	for (long running = 1; running;) {
+		running = 0;
+		for (long s = 0; s < nslots; s++) {
+			if (!active[s]) {
+				if (next == L->ntrees)
+					continue;
+				spbf_begin(&t[s], shared + s * per, L, next++);
+				active[s] = 1;
+			}
+			running = 1;
+			if (!spbf_slice(&t[s], L))
+				active[s] = 0;
+			emu_poll(e);
+		}
+	}
+	free(t);
+	free(shared);
+	free(active);
+	return 0;
+}
+
+static int gcd(int a, int b)
+{
+	while (b) {
+		int r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
+/* A block of OPBF: its shared memory, its threads' registers, and the
+ * phase it is at. */
+struct emu_block {
+	struct opbf_shared sh;
+	struct opbf_thread *th;
+	int phase;
+	int active;
+};
+
+/* Runs one phase for every thread of a block in a scrambled order.
+ * Returns 1 (go on) or 0 (the block ended), or -1 if its threads disagreed. */
+static int block_phase(struct emu_block *b, const struct gpu_launch *L, unsigned *turn)
+{
+	int n = L->cells;
+	int stride = 1 + (int)(*turn * 7u % (unsigned)n);
+	while (gcd(stride, n) != 1)
+		stride++;
+	int offset = (int)(*turn * 13u % (unsigned)n);
+	(*turn)++;
+	int result = -2;
+	for (int i = 0; i < n; i++) {
+		int tid = (int)((offset + (long)i * stride) % n);
+		int r = opbf_phase(&b->sh, &b->th[tid], L, b->phase);
+		if (result != -2 && r != result)
+			return -1;
+		result = r;
+	}
+	b->phase = (b->phase + 1) % OPBF_PHASES;
+	return result;
+}
+
+/* OPBF: opbf_kernel's blocks, one resident block after another. */
+static int emulate_opbf(struct emu *e, char *err, size_t errsz)
+{
+	const struct gpu_launch *L = &e->L;
+	long each = (long)sizeof(struct emu_block) + (long)L->cells * (long)sizeof(struct opbf_thread);
+	long nblocks = resident(L->ntrees, each);
+	struct emu_block *blocks = calloc((size_t)nblocks, sizeof *blocks);
+	struct opbf_thread *threads = calloc((size_t)(nblocks * L->cells), sizeof *threads);
+	if (!blocks || !threads) {
+		free(blocks);
+		free(threads);
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	unsigned turn = 0;
+	int next = 0, rc = 0;
+	for (long running = 1; running && rc == 0;) {
+		running = 0;
+		for (long k = 0; k < nblocks && rc == 0; k++) {
+			struct emu_block *b = &blocks[k];
+			if (!b->active) {
+				if (next == L->ntrees)
+					continue;
+				b->th = threads + k * L->cells;
+				for (int tid = L->cells - 1; tid >= 0; tid--)
+					opbf_start(&b->sh, &b->th[tid], L, next, tid);
+				next++;
+				b->phase = 0;
+				b->active = 1;
+			}
+			running = 1;
+			for (int it = 0; it < EMU_OPBF_ITERATIONS * OPBF_PHASES && b->active; it++) {
+				int r = block_phase(b, L, &turn);
+				if (r < 0) {
+					snprintf(err, errsz, "OPBF: the threads of a block ended at different phases");
+					rc = -1;
+					break;
+				}
+				b->active = r;
+			}
+			emu_poll(e);
+		}
+	}
+	free(blocks);
+	free(threads);
+	return rc;
+}
+
+/* PDLX: pdlx_kernel's thread body: worker w takes trees w, w + W, ... */
+static int emulate_pdlx(struct emu *e, char *err, size_t errsz)
+{
+	struct gpu_launch *L = &e->L;
+	long words = dlx_workspace_words(L->box);
+	long nworkers = resident(L->ntrees, words * 4);
+	int32_t *work = malloc((size_t)(nworkers * words) * sizeof *work);
+	struct dlx_tree *x = calloc((size_t)nworkers, sizeof *x);
+	int *tree = calloc((size_t)nworkers, sizeof *tree);
+	char *active = calloc((size_t)nworkers, 1);
+	if (!work || !x || !tree || !active) {
+		free(work);
+		free(x);
+		free(tree);
+		free(active);
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	L->dlx_work = work;
+	L->dlx_stride = words;
+	L->dlx_workers = (int)nworkers;
+	for (long w = 0; w < nworkers; w++) {
+		dlx_bind(&x[w], work + w * words, L->box);
+		tree[w] = (int)w - (int)nworkers; /* the first step below takes tree w */
+	}
+	for (long running = 1; running;) {
+		running = 0;
+		for (long w = 0; w < nworkers; w++) {
+			while (!active[w] && tree[w] + nworkers < L->ntrees) {
+				tree[w] += (int)nworkers;
+				active[w] = (char)pdlx_begin(&x[w], L, tree[w]);
+			}
+			if (!active[w])
+				continue;
+			running = 1;
+			if (!pdlx_slice(&x[w], L))
+				active[w] = 0;
+			emu_poll(e);
+		}
+	}
+	free(work);
+	free(x);
+	free(tree);
+	free(active);
+	return 0;
+}
+
+int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz)
+{
+	struct emu e;
+	memset(&e, 0, sizeof e);
+	e.job = job;
+	e.hooks = hooks;
+	struct gpu_launch *L = &e.L;
+	L->box = job->box;
+	L->side = job->side;
+	L->cells = job->cells;
+	L->ntrees = job->ntrees;
+	L->trees = job->trees;
+	L->tree_puzzle = job->tree_puzzle;
+	L->ctl = job->ctl;
+	L->solutions = job->solutions;
+	L->count_limit = job->count_limit;
+	L->stop = &e.stop;
+	L->trees_done = &e.trees_done;
+	L->poll_steps = GPU_POLL_STEPS;
+	L->order = job->order;
+	job->stopped = false;
+	struct gpu_limits lim;
+	gpu_emulated_limits(&lim);
+	switch (job->method) {
+	case GPU_SPBF:
+		job->threads_used = gpu_spbf_threads(job->threads, job->cells, &lim);
+		return emulate_spbf(&e, err, errsz);
+	case GPU_OPBF:
+		job->threads_used = job->cells;
+		return emulate_opbf(&e, err, errsz);
+	case GPU_PDLX:
+		job->threads_used = job->threads;
+		return emulate_pdlx(&e, err, errsz);
+	}
+	snprintf(err, errsz, "unknown method");
+	return -1;
+}

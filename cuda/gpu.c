@@ -1,0 +1,290 @@
+/* sudoku-gpu: the GPU paper's parallel methods (seeds/gpu-backtracking-
+ * dlx.txt §3): Algorithm 4's CPU-GPU search. For each launch: expand each
+ * puzzle breadth first on the CPU to an expand size s (cuda/expand.c), one
+ * transfer of the trees, the kernel (--method: SPBF §3.1, OPBF §3.2 /
+ * Algorithm 5, PDLX §3.3), the results back; the first answer of a puzzle
+ * wins (a flag set atomically, §3.1). A batch of puzzles shares launches:
+ * their trees form one frontier. --emulate runs the kernels' own per-tree
+ * code on the CPU (cuda/emulate.c). Complete: all trees exhausted without
+ * an answer proves there is none; counting adds up the trees' solutions. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "expand.h"
+#include "gpu_run.h"
+#include "workers/worker.h"
+
+static int method = GPU_OPBF;
+static int expand_size;       /* 0: the method's default */
+static int threads_per_block; /* 0: the default */
+static bool emulate;
+static int dlx_column = ORDER_ROWS;
+
+/* Help lines continue under the first, at column 26; the driver adds
+ * " (default ...)" after the last. */
+#define MORE "\n                         "
+#define LAST "\n                        "
+static const struct worker_option gpu_options[] = {
+	{"method", OPT_CHOICE, &method, 0, 0, "spbf|opbf|pdlx",
+	 "the search on the GPU (§3):" MORE
+	 "spbf: a thread per tree, boxes 2x2 to 8x8 (4x4 to 64x64)" MORE
+	 "opbf: N×N threads per tree, boxes 2x2 to 5x5 (a thread per" MORE
+	 "  cell, 1024 per block: 4x4 to 25x25)" MORE
+	 "pdlx: Dancing Links per thread, boxes 2x2 to 8x8" LAST},
+	{"expand", OPT_INT, &expand_size, 0, 1 << 22, NULL,
+	 "expand size s: search trees per puzzle from the CPU's" MORE
+	 "breadth-first expansion; 0: the launch's total shared by" MORE
+	 "its puzzles (SPBF 32768, OPBF 2048, PDLX 8192; at least 1)" LAST},
+	{"threads", OPT_INT, &threads_per_block, 0, 1024, NULL,
+	 "threads per block of SPBF and PDLX; 0: 64 (SPBF takes fewer" MORE
+	 "when the shared memory holds fewer boards)" LAST},
+	{"dlx-column", OPT_CHOICE, &dlx_column, 0, 0, "first|min",
+	 "PDLX's column to branch on: first (Algorithm 3, the brute" MORE
+	 "force's order) or min (the smallest, Knuth's heuristic)" LAST},
+	{"emulate", OPT_FLAG, &emulate, 0, 0, NULL,
+	 "run the kernels' code on the CPU (no GPU needed)" LAST},
+	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
+};
+
+/* Table 2's best parameters, the most frequent per method: trees per
+ * launch, and threads per block. */
+static const long default_trees[] = {[GPU_SPBF] = 32768, [GPU_OPBF] = 2048, [GPU_PDLX] = 8192};
+#define DEFAULT_THREADS 64
+/* The most a launch's trees take on the host (and, copied, on the device). */
+#define FRONTIER_BYTES (256L << 20)
+
+static struct gpu_limits limits;
+static bool usable;
+
+static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
+{
+	if (threads_per_block && method == GPU_OPBF) {
+		snprintf(msg, msgsz, "--threads: OPBF's blocks are N×N threads, one per cell (§3.2)");
+		return -1;
+	}
+	if (dlx_column != ORDER_ROWS && method != GPU_PDLX) {
+		snprintf(msg, msgsz, "--dlx-column is for --method=pdlx");
+		return -1;
+	}
+	if (emulate) {
+		gpu_emulated_limits(&limits);
+		wi->device = "cpu";
+		snprintf(wi->detail, sizeof wi->detail, "emulated: the kernels' code on the CPU, %s limits",
+			 limits.name + strlen("emulated "));
+	} else if (gpu_cuda_open(&limits, wi->detail, sizeof wi->detail) == 0) {
+		wi->device = "gpu";
+	} else {
+		wi->device = "none";
+		return 0;
+	}
+	int max_box = gpu_method_max_box((enum gpu_method)method, &limits);
+	if (max_box < 2) {
+		wi->device = "none";
+		snprintf(wi->detail, sizeof wi->detail, "%s: too small for any grid with this method",
+			 limits.name);
+		return 0;
+	}
+	wi->max_box = max_box;
+	usable = true;
+	return 0;
+}
+
+/* --- the runner's hooks: the driver's stop and progress --- */
+
+static bool hook_stop(void *arg)
+{
+	return worker_should_stop(arg);
+}
+
+static bool hook_progress_due(void *arg)
+{
+	return worker_progress_wanted(arg);
+}
+
+static void hook_progress(void *arg, uint64_t nodes, uint64_t trees_done, uint64_t trees)
+{
+	worker_progress(arg, "trees=%llu/%llu nodes=%llu", (unsigned long long)trees_done,
+			(unsigned long long)trees, (unsigned long long)nodes);
+}
+
+/* --- Algorithm 4 for puzzles of one size --- */
+
+struct group {
+	const struct grid *const *puzzles;
+	const int *index; /* into puzzles, res, status */
+	int n;
+	struct solve_result *res;
+	enum solve_status *status;
+	struct worker_ctx *ctx;
+};
+
+static void give_up(struct group *g, int from, int to, const char *why)
+{
+	for (int k = from; k < to; k++) {
+		int i = g->index[k];
+		g->status[i] = SOLVE_GAVEUP;
+		snprintf(g->res[i].reason, sizeof g->res[i].reason, "%s", why);
+	}
+}
+
+/* The answer of one puzzle from its launch's control record. */
+static void finish_puzzle(struct group *g, int i, const struct gpu_ctl *ctl, const uint8_t *solution,
+			  bool stopped)
+{
+	const uint64_t limit = (uint64_t)worker_count_limit(g->ctx);
+	struct solve_result *r = &g->res[i];
+	r->nodes = ctl->nodes;
+	r->count = (long)(ctl->count < limit ? ctl->count : limit);
+	if (ctl->count >= limit) {
+		g->status[i] = SOLVE_SOLVED;
+	} else if (stopped) {
+		g->status[i] = SOLVE_STOPPED;
+	} else {
+		g->status[i] = ctl->count ? SOLVE_SOLVED : SOLVE_UNSAT;
+	}
+	if (ctl->count) {
+		r->solution = *g->puzzles[i];
+		memcpy(r->solution.cell, solution, (size_t)r->solution.cells);
+	}
+}
+
+static void solve_group(struct group *g)
+{
+	const struct grid *p0 = g->puzzles[g->index[0]];
+	const int cells = p0->cells;
+	const long limit = worker_count_limit(g->ctx);
+	long s = expand_size ? expand_size : default_trees[method] / g->n;
+	if (s < 1)
+		s = 1;
+	if (s > FRONTIER_BYTES / cells)
+		s = FRONTIER_BYTES / cells;
+	struct frontier f;
+	frontier_init(&f, cells);
+	struct gpu_ctl *ctl = calloc((size_t)g->n, sizeof *ctl);
+	uint8_t *solutions = calloc((size_t)g->n, (size_t)cells);
+	if (!ctl || !solutions) {
+		give_up(g, 0, g->n, "out of memory");
+		goto out;
+	}
+	const struct gpu_hooks hooks = {g->ctx, hook_stop, hook_progress_due, hook_progress};
+	for (int start = 0; start < g->n;) {
+		/* the CPU's expansion of as many puzzles as one launch holds */
+		frontier_clear(&f);
+		int k = 0;
+		bool stopped = false;
+		while (start + k < g->n && (k == 0 || (f.n + s) * cells <= FRONTIER_BYTES)) {
+			int i = g->index[start + k];
+			struct expand_result er;
+			enum expand_status es =
+				expand_puzzle(g->puzzles[i], k, s, (enum branch_order)dlx_column, limit, &f,
+					      &er, solutions + (size_t)k * (size_t)cells, g->ctx);
+			memset(&ctl[k], 0, sizeof ctl[k]);
+			ctl[k].count = (uint64_t)er.solutions;
+			ctl[k].nodes = er.nodes;
+			ctl[k].done = er.solutions >= limit;
+			k++;
+			if (es == EXPAND_NOMEM) {
+				give_up(g, start, g->n, "out of memory");
+				goto out;
+			}
+			if (es == EXPAND_STOPPED) {
+				stopped = true;
+				break;
+			}
+		}
+		/* the launch: one transfer, the kernel, the results back */
+		if (f.n > 0 && !stopped) {
+			struct gpu_job job;
+			memset(&job, 0, sizeof job);
+			job.method = (enum gpu_method)method;
+			job.box = p0->box;
+			job.side = p0->side;
+			job.cells = cells;
+			job.ntrees = (int)f.n;
+			job.npuzzles = k;
+			job.trees = f.boards;
+			job.tree_puzzle = f.puzzle;
+			job.ctl = ctl;
+			job.solutions = solutions;
+			job.count_limit = (uint64_t)limit;
+			job.threads = threads_per_block ? threads_per_block : DEFAULT_THREADS;
+			job.order = dlx_column;
+			char err[200] = "";
+			int rc = emulate ? gpu_emulate(&job, &hooks, err, sizeof err)
+					 : gpu_cuda_run(&job, &hooks, err, sizeof err);
+			if (rc < 0) {
+				char why[128];
+				snprintf(why, sizeof why, "%s: %s", emulate ? "emulation" : "CUDA", err);
+				give_up(g, start, start + k, why);
+				start += k;
+				continue;
+			}
+			stopped = job.stopped;
+		}
+		for (int j = 0; j < k; j++)
+			finish_puzzle(g, g->index[start + j], &ctl[j], solutions + (size_t)j * (size_t)cells,
+				      stopped);
+		start += k;
+		if (stopped) {
+			/* the driver said stop: the rest of the batch is not searched */
+			for (; start < g->n; start++)
+				g->status[g->index[start]] = SOLVE_STOPPED;
+		}
+	}
+out:
+	frontier_free(&f);
+	free(ctl);
+	free(solutions);
+}
+
+static void gpu_solve_batch(const struct grid *const *puzzles, int n, struct solve_result *res,
+			    enum solve_status *status, struct worker_ctx *ctx)
+{
+	int *index = malloc((size_t)n * sizeof *index);
+	for (int i = 0; i < n; i++) {
+		memset(&res[i], 0, sizeof res[i]);
+		status[i] = SOLVE_GAVEUP;
+	}
+	if (!usable || !index) {
+		for (int i = 0; i < n; i++)
+			snprintf(res[i].reason, sizeof res[i].reason, "%s",
+				 index ? "no usable device" : "out of memory");
+		free(index);
+		return;
+	}
+	/* one group of launches per grid size */
+	for (int box = GRID_MIN_BOX; box <= GRID_MAX_BOX; box++) {
+		struct group g = {puzzles, index, 0, res, status, ctx};
+		for (int i = 0; i < n; i++)
+			if (puzzles[i]->box == box)
+				index[g.n++] = i;
+		if (g.n)
+			solve_group(&g);
+	}
+	free(index);
+}
+
+static enum solve_status gpu_solve(const struct grid *puzzle, struct solve_result *res,
+				   struct worker_ctx *ctx)
+{
+	enum solve_status status;
+	gpu_solve_batch(&puzzle, 1, res, &status, ctx);
+	return status;
+}
+
+const struct worker_algorithm worker_algorithm = {
+	.name = "gpu",
+	.summary = "CPU breadth-first expansion + CUDA search: SPBF, OPBF, PDLX (--method)",
+	.source = "seeds/gpu-backtracking-dlx.txt §3 (Algorithms 4 and 5)",
+	.kind = WORKER_COMPLETE,
+	.min_box = 2,
+	.max_box = 8,
+	.options = gpu_options,
+	.init = gpu_init,
+	.solve = gpu_solve,
+	.solve_batch = gpu_solve_batch,
+	.batch_max = 8192,
+};

@@ -1,0 +1,66 @@
+/* The host side of Algorithm 4 (seeds/gpu-backtracking-dlx.txt §3) after
+ * the CPU's expansion: a job is the set of search trees of one launch; a
+ * runner transfers it, runs the kernel, and brings the results back. Two
+ * runners: the CUDA one (cuda/kernels.cu) and the CPU emulation
+ * (cuda/emulate.c), which runs the same per-tree code. Plain C, so that the
+ * worker (cuda/gpu.c) is compiled by the C compiler. */
+#ifndef SUDOKU_GPU_RUN_H
+#define SUDOKU_GPU_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu_device.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct gpu_job {
+	enum gpu_method method;
+	int box, side, cells;
+	int ntrees, npuzzles;
+	const uint8_t *trees;        /* ntrees × cells */
+	const int32_t *tree_puzzle;  /* ntrees */
+	struct gpu_ctl *ctl;         /* npuzzles: in, the CPU's counts; out, the totals */
+	uint8_t *solutions;          /* npuzzles × cells: in, the CPU's; out, the first found */
+	uint64_t count_limit;
+	int threads;                 /* SPBF, PDLX: threads per block */
+	int order;                   /* PDLX: enum branch_order */
+	/* out */
+	bool stopped;                /* a stop was asked for during the run */
+	int threads_used;            /* threads per block of the launch */
+};
+
+/* What a runner asks of its caller while the kernel runs. */
+struct gpu_hooks {
+	void *arg;
+	bool (*stop_now)(void *arg);     /* true: stop every tree */
+	bool (*progress_due)(void *arg); /* true: call progress */
+	void (*progress)(void *arg, uint64_t nodes, uint64_t trees_done, uint64_t trees);
+};
+
+/* The limits that decide which grids a method can take on a device. */
+int gpu_method_max_box(enum gpu_method m, const struct gpu_limits *lim);
+/* SPBF: threads per block that fit the shared memory (at least 1). */
+int gpu_spbf_threads(int wanted, int cells, const struct gpu_limits *lim);
+
+/* The emulated device: an sm_90 GPU's limits (an H100's), on the CPU. */
+void gpu_emulated_limits(struct gpu_limits *lim);
+
+/* Runs a job on the CPU. Returns 0, or -1 with a message (out of memory,
+ * or the kernel code broke the lockstep of its threads). */
+int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz);
+
+/* CUDA: finds the device and starts its context (kept warm from then on).
+ * Returns 0 with its limits and a name in detail, or -1 with why not. */
+int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detailsz);
+/* Runs a job on the device opened. Returns 0, or -1 with a message. */
+int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,311 @@
+/* The CUDA side of sudoku-gpu: the three kernels of seeds/gpu-backtracking-
+ * dlx.txt §3 around the per-tree code they share with the emulator, and the
+ * host code of Algorithm 4 lines 3-7: allocate, transfer, launch, wait
+ * (stopping the kernel when the driver says so), transfer back.
+ *
+ * The context and the device buffers are made once and kept (grown when a
+ * launch needs more), so that a worker in protocol mode pays CUDA's start
+ * once, not per puzzle. A stop reaches running kernels through a flag in
+ * device memory that every tree polls (gpu_should_stop), written by a copy
+ * on a second stream while the kernel runs: polls of host memory would
+ * cross the bus, from every thread, every slice. */
+#include "config.h"
+
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "bf_tree.h"
+#include "dlx_tree.h"
+#include "gpu_run.h"
+#include "opbf_team.h"
+
+/* --- the kernels: each thread or block runs the shared per-tree code --- */
+
+/* SPBF: thread i of the grid searches tree i; its board and stack are its
+ * slice of the block's shared memory. */
+__global__ void spbf_kernel(struct gpu_launch L)
+{
+	extern __shared__ uint8_t shared[];
+	int tree = blockIdx.x * blockDim.x + threadIdx.x;
+	if (tree >= L.ntrees)
+		return;
+	struct bf_tree t;
+	spbf_begin(&t, shared + (size_t)threadIdx.x * (size_t)spbf_thread_bytes(L.cells), &L, tree);
+	while (spbf_slice(&t, &L)) {
+	}
+}
+
+/* OPBF: block i searches tree i with one thread per cell; a barrier after
+ * every phase (Algorithm 5's __syncthreads). Every thread leaves the loop
+ * at the same phase, so no barrier waits for a thread that has left. */
+__global__ void __launch_bounds__(1024) opbf_kernel(struct gpu_launch L)
+{
+	__shared__ struct opbf_shared sh;
+	struct opbf_thread me;
+	opbf_start(&sh, &me, &L, blockIdx.x, threadIdx.x);
+	__syncthreads();
+	for (int phase = 0; opbf_phase(&sh, &me, &L, phase); phase = (phase + 1) % OPBF_PHASES)
+		__syncthreads();
+}
+
+/* PDLX: worker thread w owns Dancing Links workspace w and searches trees
+ * w, w + W, ... (W workspaces fit the device memory set aside). */
+__global__ void pdlx_kernel(struct gpu_launch L)
+{
+	int worker = blockIdx.x * blockDim.x + threadIdx.x;
+	if (worker >= L.dlx_workers)
+		return;
+	struct dlx_tree x;
+	dlx_bind(&x, L.dlx_work + (size_t)worker * (size_t)L.dlx_stride, L.box);
+	for (int tree = worker; tree < L.ntrees; tree += L.dlx_workers)
+		if (pdlx_begin(&x, &L, tree))
+			while (pdlx_slice(&x, &L)) {
+			}
+}
+
+/* --- the host side --- */
+
+/* A device buffer kept from launch to launch, grown on demand. */
+struct dev_buffer {
+	void *p;
+	size_t size;
+};
+
+static struct {
+	bool open;
+	int device;
+	struct gpu_limits lim;
+	cudaStream_t run, monitor;
+	int32_t *stop_host;       /* pinned: the value copied to stop_dev */
+	int32_t *stop_dev;        /* device memory: the kernels' stop flag */
+	uint64_t *status_host;    /* pinned: trees done, read during a run */
+	struct dev_buffer trees, tree_puzzle, ctl, solutions, trees_done, dlx;
+} cu;
+
+static int fail(char *err, size_t errsz, const char *what, cudaError_t e)
+{
+	snprintf(err, errsz, "%s: %s", what, cudaGetErrorString(e));
+	return -1;
+}
+
+static cudaError_t reserve(struct dev_buffer *b, size_t size)
+{
+	if (size <= b->size)
+		return cudaSuccess;
+	if (b->p)
+		cudaFree(b->p);
+	b->p = NULL;
+	b->size = 0;
+	cudaError_t e = cudaMalloc(&b->p, size);
+	if (e == cudaSuccess)
+		b->size = size;
+	return e;
+}
+
+extern "C" int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detailsz)
+{
+	int n = 0;
+	cudaError_t e = cudaGetDeviceCount(&n);
+	if (e != cudaSuccess || n == 0) {
+		snprintf(detail, detailsz, "no CUDA device (%s); --emulate runs the kernels on the CPU",
+			 e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+		return -1;
+	}
+	cudaDeviceProp prop;
+	cu.device = 0;
+	if ((e = cudaGetDeviceProperties(&prop, cu.device)) != cudaSuccess ||
+	    (e = cudaSetDevice(cu.device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
+	    (e = cudaStreamCreateWithFlags(&cu.run, cudaStreamNonBlocking)) != cudaSuccess ||
+	    (e = cudaStreamCreateWithFlags(&cu.monitor, cudaStreamNonBlocking)) != cudaSuccess ||
+	    (e = cudaMallocHost((void **)&cu.stop_host, sizeof *cu.stop_host)) != cudaSuccess ||
+	    (e = cudaMalloc((void **)&cu.stop_dev, sizeof *cu.stop_dev)) != cudaSuccess ||
+	    (e = cudaMallocHost((void **)&cu.status_host, sizeof *cu.status_host)) != cudaSuccess) {
+		snprintf(detail, detailsz, "CUDA device 0 unusable: %s", cudaGetErrorString(e));
+		return -1;
+	}
+	/* a device older than the code built (--with-cuda-arch) has no kernel
+	 * image: say so now, so that hello says device=none */
+	cudaFuncAttributes fa;
+	if ((e = cudaFuncGetAttributes(&fa, opbf_kernel)) != cudaSuccess) {
+		snprintf(detail, detailsz, "%.60s sm_%d%d: %s (configure --with-cuda-arch)", prop.name,
+			 prop.major, prop.minor, cudaGetErrorString(e));
+		return -1;
+	}
+	memset(lim, 0, sizeof *lim);
+	lim->max_threads_per_block = prop.maxThreadsPerBlock;
+	lim->shared_per_block = (long)prop.sharedMemPerBlockOptin;
+	lim->global_mem = (long long)prop.totalGlobalMem;
+	lim->multiprocessors = prop.multiProcessorCount;
+	lim->cc_major = prop.major;
+	lim->cc_minor = prop.minor;
+	snprintf(lim->name, sizeof lim->name, "%.95s", prop.name);
+	cu.lim = *lim;
+	cu.open = true;
+	snprintf(detail, detailsz, "%s sm_%d%d, %d SMs, %.0f GB", prop.name, prop.major, prop.minor,
+		 prop.multiProcessorCount, (double)prop.totalGlobalMem / 1e9);
+	return 0;
+}
+
+static void pause_us(long us)
+{
+	struct timespec ts = {0, us * 1000};
+	nanosleep(&ts, NULL);
+}
+
+/* Sums the puzzles' node counts and reads the trees done, while the kernel
+ * runs (copies on the monitor stream, beside the kernel's stream). */
+static void report_progress(struct gpu_job *job, const struct gpu_hooks *hooks, struct gpu_ctl *ctl_now)
+{
+	size_t bytes = (size_t)job->npuzzles * sizeof(struct gpu_ctl);
+	if (cudaMemcpyAsync(ctl_now, cu.ctl.p, bytes, cudaMemcpyDeviceToHost, cu.monitor) != cudaSuccess ||
+	    cudaMemcpyAsync(cu.status_host, cu.trees_done.p, sizeof(uint64_t), cudaMemcpyDeviceToHost,
+			    cu.monitor) != cudaSuccess ||
+	    cudaStreamSynchronize(cu.monitor) != cudaSuccess)
+		return;
+	uint64_t nodes = 0;
+	for (int p = 0; p < job->npuzzles; p++)
+		nodes += ctl_now[p].nodes;
+	hooks->progress(hooks->arg, nodes, *cu.status_host, (uint64_t)job->ntrees);
+}
+
+extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz)
+{
+	cudaError_t e;
+	if (!cu.open) {
+		snprintf(err, errsz, "no device");
+		return -1;
+	}
+	const size_t cells = (size_t)job->cells;
+	const size_t ntrees = (size_t)job->ntrees, npuzzles = (size_t)job->npuzzles;
+	struct gpu_launch L;
+	memset(&L, 0, sizeof L);
+	job->stopped = false;
+
+	/* line 3: allocate (kept from earlier launches when big enough) */
+	if ((e = reserve(&cu.trees, ntrees * cells)) != cudaSuccess ||
+	    (e = reserve(&cu.tree_puzzle, ntrees * sizeof(int32_t))) != cudaSuccess ||
+	    (e = reserve(&cu.ctl, npuzzles * sizeof(struct gpu_ctl))) != cudaSuccess ||
+	    (e = reserve(&cu.solutions, npuzzles * cells)) != cudaSuccess ||
+	    (e = reserve(&cu.trees_done, sizeof(uint64_t))) != cudaSuccess)
+		return fail(err, errsz, "cudaMalloc", e);
+	L.box = job->box;
+	L.side = job->side;
+	L.cells = job->cells;
+	L.ntrees = job->ntrees;
+	L.trees = (const uint8_t *)cu.trees.p;
+	L.tree_puzzle = (const int32_t *)cu.tree_puzzle.p;
+	L.ctl = (struct gpu_ctl *)cu.ctl.p;
+	L.solutions = (uint8_t *)cu.solutions.p;
+	L.count_limit = job->count_limit;
+	L.stop = cu.stop_dev;
+	L.trees_done = (uint64_t *)cu.trees_done.p;
+	L.poll_steps = GPU_POLL_STEPS;
+	L.order = job->order;
+
+	/* the launch's shape */
+	int threads = 0;
+	long blocks = 0;
+	size_t shared = 0;
+	switch (job->method) {
+	case GPU_SPBF:
+		threads = gpu_spbf_threads(job->threads, job->cells, &cu.lim);
+		shared = (size_t)threads * (size_t)spbf_thread_bytes(job->cells);
+		blocks = (long)((ntrees + (size_t)threads - 1) / (size_t)threads);
+		if ((e = cudaFuncSetAttribute(spbf_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					      (int)shared)) != cudaSuccess)
+			return fail(err, errsz, "SPBF shared memory", e);
+		break;
+	case GPU_OPBF:
+		threads = job->cells;
+		blocks = job->ntrees;
+		break;
+	case GPU_PDLX: {
+		/* as many workspaces as a quarter of the free memory holds, at
+		 * most one per tree */
+		size_t free_mem = 0, total = 0;
+		if ((e = cudaMemGetInfo(&free_mem, &total)) != cudaSuccess)
+			return fail(err, errsz, "cudaMemGetInfo", e);
+		size_t words = (size_t)dlx_workspace_words(job->box);
+		size_t fit = (free_mem + cu.dlx.size) / 4 / (words * sizeof(int32_t));
+		size_t workers = fit < ntrees ? fit : ntrees;
+		if (workers < 1) {
+			snprintf(err, errsz, "not enough device memory for one Dancing Links");
+			return -1;
+		}
+		if ((e = reserve(&cu.dlx, workers * words * sizeof(int32_t))) != cudaSuccess)
+			return fail(err, errsz, "cudaMalloc", e);
+		L.dlx_work = (int32_t *)cu.dlx.p;
+		L.dlx_stride = (long)words;
+		L.dlx_workers = (int)workers;
+		threads = job->threads;
+		blocks = (long)((workers + (size_t)threads - 1) / (size_t)threads);
+		break;
+	}
+	}
+	job->threads_used = threads;
+
+	/* line 4: the transfer */
+	if ((e = cudaMemcpyAsync(cu.trees.p, job->trees, ntrees * cells, cudaMemcpyHostToDevice, cu.run)) !=
+		    cudaSuccess ||
+	    (e = cudaMemcpyAsync(cu.tree_puzzle.p, job->tree_puzzle, ntrees * sizeof(int32_t),
+				 cudaMemcpyHostToDevice, cu.run)) != cudaSuccess ||
+	    (e = cudaMemcpyAsync(cu.ctl.p, job->ctl, npuzzles * sizeof(struct gpu_ctl),
+				 cudaMemcpyHostToDevice, cu.run)) != cudaSuccess ||
+	    (e = cudaMemcpyAsync(cu.solutions.p, job->solutions, npuzzles * cells, cudaMemcpyHostToDevice,
+				 cu.run)) != cudaSuccess ||
+	    (e = cudaMemsetAsync(cu.trees_done.p, 0, sizeof(uint64_t), cu.run)) != cudaSuccess ||
+	    (e = cudaMemsetAsync(cu.stop_dev, 0, sizeof *cu.stop_dev, cu.run)) != cudaSuccess)
+		return fail(err, errsz, "copy to the device", e);
+
+	/* line 5: the kernel */
+	switch (job->method) {
+	case GPU_SPBF:
+		spbf_kernel<<<(unsigned)blocks, threads, shared, cu.run>>>(L);
+		break;
+	case GPU_OPBF:
+		opbf_kernel<<<(unsigned)blocks, threads, 0, cu.run>>>(L);
+		break;
+	case GPU_PDLX:
+		pdlx_kernel<<<(unsigned)blocks, threads, 0, cu.run>>>(L);
+		break;
+	}
+	if ((e = cudaGetLastError()) != cudaSuccess)
+		return fail(err, errsz, "kernel launch", e);
+
+	/* wait, passing on the driver's stop and reporting progress (copies on
+	 * the monitor stream, beside the kernel's) */
+	struct gpu_ctl *ctl_now = NULL;
+	while ((e = cudaStreamQuery(cu.run)) == cudaErrorNotReady) {
+		if (!job->stopped && hooks->stop_now(hooks->arg)) {
+			*cu.stop_host = 1;
+			if ((e = cudaMemcpyAsync(cu.stop_dev, cu.stop_host, sizeof *cu.stop_dev,
+						 cudaMemcpyHostToDevice, cu.monitor)) != cudaSuccess ||
+			    (e = cudaStreamSynchronize(cu.monitor)) != cudaSuccess)
+				return fail(err, errsz, "stopping the kernel", e);
+			job->stopped = true;
+		}
+		if (hooks->progress_due(hooks->arg)) {
+			if (!ctl_now && cudaMallocHost((void **)&ctl_now, npuzzles * sizeof *ctl_now) != cudaSuccess)
+				ctl_now = NULL;
+			if (ctl_now)
+				report_progress(job, hooks, ctl_now);
+		}
+		pause_us(100);
+	}
+	if (ctl_now)
+		cudaFreeHost(ctl_now);
+	if (e != cudaSuccess)
+		return fail(err, errsz, "kernel", e);
+
+	/* line 6: the results back (job's arrays are pageable memory: copied
+	 * once the kernel is done, so that the wait above stays responsive) */
+	if ((e = cudaMemcpy(job->ctl, cu.ctl.p, npuzzles * sizeof(struct gpu_ctl), cudaMemcpyDeviceToHost)) !=
+		    cudaSuccess ||
+	    (e = cudaMemcpy(job->solutions, cu.solutions.p, npuzzles * cells, cudaMemcpyDeviceToHost)) !=
+		    cudaSuccess)
+		return fail(err, errsz, "copy from the device", e);
+	/* line 7 (checking the results) is the caller's */
+	return 0;
+}

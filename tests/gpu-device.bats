@@ -1,0 +1,102 @@
+#!/usr/bin/env bats
+# sudoku-gpu's real kernels on this machine's GPU (make check-gpu; also in
+# make check). Every test skips itself when there is no CUDA device.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup_file() {
+	local hello
+	hello=$(sudoku-gpu --protocol </dev/null | head -n 1)
+	export HELLO="$hello"
+}
+
+setup() {
+	leak_setup
+	[[ $HELLO == *" device=gpu "* ]] || skip "no CUDA device here"
+	MULTI="8.........95.......76.........426798...571243...893165......916....3.487....1.532"
+	UNSAT="...679.3....3..795.79..4.1.623..715989425136....96382...189657323.74..817..13.946"
+}
+
+teardown() {
+	end_session
+	assert_no_leftovers
+}
+
+solves() {
+	local file=$1
+	shift
+	run sudoku-gpu --time-limit 120 "$@" "$file"
+	assert_success
+	printf '%s\n' "${lines[@]}" >"$BATS_TEST_TMPDIR/out"
+	run verify "$file" "$BATS_TEST_TMPDIR/out"
+	assert_success
+	assert_line --regexp "^$(grep -cv '^#' "$file") ok, 0 none, 0 wrong$"
+}
+
+@test "device: hello names the GPU" {
+	echo "$HELLO"
+	[[ $HELLO =~ ^hello\ gpu\ .*\ sizes=2-5\ device=gpu\ detail=[^\ ]+ ]]
+	run bash -c "sudoku-gpu --method=spbf --protocol </dev/null"
+	assert_line --index 0 --regexp " sizes=2-8 device=gpu "
+}
+
+@test "device: each method solves 4x4, 9x9, 16x16 and 25x25" {
+	for m in spbf opbf pdlx; do
+		for f in 4x4.txt gpu-9x9.txt 16x16.txt 25x25.txt; do
+			solves "$DATA/$f" --method=$m
+			solves "$DATA/$f" --method=$m --expand=1
+		done
+	done
+	for m in spbf pdlx; do
+		solves "$DATA/gpu-36x36.txt" --method=$m --expand=2
+		solves "$DATA/gpu-64x64.txt" --method=$m --expand=2
+	done
+}
+
+@test "device: each method solves the suite's 17-clue puzzles (hard for brute force)" {
+	for m in spbf opbf pdlx; do
+		solves "$DATA/easy9.txt" --method=$m
+	done
+}
+
+@test "device: counts and node counts match the emulation (same code, whole trees)" {
+	for m in spbf opbf pdlx; do
+		for s in 1 64; do
+			dev=$(echo "solve b $MULTI count=100000" | sudoku-gpu --method=$m --expand=$s --protocol | tail -n 1)
+			emu=$(echo "solve b $MULTI count=100000" | sudoku-gpu --emulate --method=$m --expand=$s --protocol | tail -n 1)
+			echo "$m s=$s: device: $dev; emulated: $emu"
+			[[ $dev == "count b 872 "* ]]
+			[ "${dev% ms=*}" = "${emu% ms=*}" ]
+		done
+		run sudoku-gpu --method=$m --count <<<"$UNSAT"
+		assert_failure 1
+		assert_output "# unsat"
+	done
+}
+
+@test "device: a batch of 400 puzzles in one launch" {
+	for i in $(seq 1 100); do cat "$DATA/gpu-9x9.txt"; done >"$BATS_TEST_TMPDIR/in"
+	for m in spbf opbf pdlx; do
+		solves "$BATS_TEST_TMPDIR/in" --method=$m --batch=400
+	done
+}
+
+@test "device: cancel stops a running kernel at once" {
+	for m in spbf opbf pdlx; do
+		start_session sudoku-gpu --method=$m --protocol
+		expect_line '^hello '
+		send "solve h $(cat "$DATA/hard25.txt") progress_ms=50"
+		expect_line '^progress h ' 10
+		start=$(date +%s%N)
+		send "cancel h"
+		expect_line '^(cancelled|solution|unsat|gaveup|error) h' 5
+		elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+		echo "$m: $line after $elapsed_ms ms"
+		[[ $line == "cancelled h" ]]
+		[ "$elapsed_ms" -lt 500 ]
+		send "solve e $(head -n 1 "$DATA/gpu-9x9.txt")"
+		expect_line '^solution e '
+		end_session
+	done
+}

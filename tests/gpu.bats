@@ -1,0 +1,267 @@
+#!/usr/bin/env bats
+# sudoku-gpu beyond the conformance suite: no device, the three methods
+# emulated on the CPU (the kernels' own per-tree code), the expand size,
+# batches, counting and cancel. The real kernels: tests/gpu-device.bats.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	leak_setup
+	G="sudoku-gpu --emulate"
+	UNSAT="...679.3....3..795.79..4.1.623..715989425136....96382...189657323.74..817..13.946"
+	MULTI="8.........95.......76.........426798...571243...893165......916....3.487....1.532"
+}
+
+teardown() {
+	end_session
+	assert_no_leftovers
+}
+
+# solves FILE [OPTIONS...]: runs the emulated worker on FILE and checks every
+# answer with the project's own verification.
+solves() {
+	local file=$1
+	shift
+	run $G "$@" "$file"
+	assert_success
+	printf '%s\n' "${lines[@]}" >"$BATS_TEST_TMPDIR/out"
+	run verify "$file" "$BATS_TEST_TMPDIR/out"
+	assert_success
+	assert_line --regexp "^$(grep -cv '^#' "$file") ok, 0 none, 0 wrong$"
+}
+
+@test "--help names the methods and the grids each takes" {
+	run sudoku-gpu --help
+	assert_success
+	assert_output --partial "--method=spbf|opbf|pdlx"
+	assert_output --partial "boxes 2x2 to 5x5"
+	assert_output --partial "--expand=N"
+	assert_output --partial "--threads=N"
+	assert_output --partial "--[no-]emulate"
+	assert_output --partial "--batch=N"
+}
+
+@test "no device: hello says device=none with the reason" {
+	run bash -c "CUDA_VISIBLE_DEVICES= sudoku-gpu --protocol </dev/null"
+	assert_success
+	assert_line --index 0 --regexp "^hello gpu [0-9.]+ proto=1 kind=complete sizes=2-8 device=none detail=[^ ]*--emulate[^ ]* batch=[0-9]+$"
+}
+
+@test "no device: filter mode says so and exits 2, nothing on stdout" {
+	run --separate-stderr bash -c "CUDA_VISIBLE_DEVICES= sudoku-gpu '$DATA/4x4.txt'"
+	assert_failure 2
+	assert_equal "$output" ""
+	[[ $stderr == "sudoku-gpu: no usable device: no CUDA device"* ]]
+}
+
+@test "--emulate: hello says device=cpu; OPBF takes up to 25x25, the others up to 64x64" {
+	for m in spbf pdlx opbf; do
+		run bash -c "sudoku-gpu --emulate --method=$m --protocol </dev/null"
+		assert_success
+		if [ $m = opbf ]; then sizes=2-5; else sizes=2-8; fi
+		assert_line --index 0 --regexp "^hello gpu [0-9.]+ proto=1 kind=complete sizes=$sizes device=cpu detail=emulated"
+	done
+}
+
+@test "usage errors: --threads with OPBF, --dlx-column without PDLX, a bad method" {
+	run --separate-stderr $G --method=opbf --threads=32 "$DATA/4x4.txt"
+	assert_failure 2
+	[[ $stderr == *"--threads: OPBF's blocks are N×N threads"* ]]
+	run --separate-stderr $G --method=spbf --dlx-column=min "$DATA/4x4.txt"
+	assert_failure 2
+	[[ $stderr == *"--dlx-column is for --method=pdlx"* ]]
+	run --separate-stderr $G --method=cuda "$DATA/4x4.txt"
+	assert_failure 2
+	[[ $stderr == *"'cuda' is not one of spbf|opbf|pdlx"* ]]
+}
+
+@test "SPBF emulated: 9x9 (expand sizes 1, 16, default) and 16x16" {
+	solves "$DATA/gpu-9x9.txt" --method=spbf --expand=1
+	solves "$DATA/gpu-9x9.txt" --method=spbf --expand=16 --threads=16
+	solves "$DATA/gpu-9x9.txt" --method=spbf
+	solves "$DATA/16x16.txt" --method=spbf --expand=1
+	solves "$DATA/16x16.txt" --method=spbf
+}
+
+@test "OPBF emulated: 9x9 (expand sizes 1, 16, default) and 16x16" {
+	solves "$DATA/gpu-9x9.txt" --method=opbf --expand=1
+	solves "$DATA/gpu-9x9.txt" --method=opbf --expand=16
+	solves "$DATA/gpu-9x9.txt" --method=opbf
+	solves "$DATA/16x16.txt" --method=opbf --expand=1
+	solves "$DATA/16x16.txt" --method=opbf
+}
+
+@test "PDLX emulated: 9x9 (expand sizes 1, 16, default; both column rules) and 16x16" {
+	solves "$DATA/gpu-9x9.txt" --method=pdlx --expand=1
+	solves "$DATA/gpu-9x9.txt" --method=pdlx --expand=16 --threads=32
+	solves "$DATA/gpu-9x9.txt" --method=pdlx
+	solves "$DATA/gpu-9x9.txt" --method=pdlx --dlx-column=min --expand=1
+	solves "$DATA/16x16.txt" --method=pdlx --expand=1
+	solves "$DATA/16x16.txt" --method=pdlx --dlx-column=min
+}
+
+@test "every method: 4x4 and 25x25; SPBF and PDLX: 36x36 and 64x64; OPBF refuses 36x36" {
+	for m in spbf opbf pdlx; do
+		solves "$DATA/4x4.txt" --method=$m --expand=1
+		solves "$DATA/25x25.txt" --method=$m --expand=1
+	done
+	for m in spbf pdlx; do
+		solves "$DATA/gpu-36x36.txt" --method=$m --expand=2
+		solves "$DATA/gpu-64x64.txt" --method=$m --expand=2
+	done
+	run $G --method=opbf "$DATA/gpu-36x36.txt"
+	assert_failure 1
+	assert_output --regexp "^# unsupported: .*: line 1: gpu takes box sizes 2 to 5, not 36x36$"
+}
+
+@test "the expand size: from 1 to far past the tree, the same unique answers" {
+	for m in spbf opbf pdlx; do
+		for s in 1 3 64 100000; do
+			run $G --method=$m --expand=$s "$DATA/gpu-9x9.txt"
+			assert_success
+			assert_equal "$output" "$(sudoku-cp "$DATA/gpu-9x9.txt")"
+		done
+	done
+	# 4x4 is solved during the CPU's expansion when s is large (§4.2)
+	run $G --expand=1000 "$DATA/4x4.txt"
+	assert_success
+	assert_output "1324423124133142"
+	run $G --expand=0 "$DATA/4x4.txt"
+	assert_success
+	run $G --expand=-1 "$DATA/4x4.txt"
+	assert_failure 2
+}
+
+@test "counting: every method and expand size finds the 872 solutions, and proves unsat" {
+	for m in spbf opbf pdlx; do
+		for s in 1 7 500; do
+			run $G --method=$m --expand=$s --count=100000 <<<"$MULTI"
+			assert_failure 1
+			assert_output "# multiple solutions: 872"
+			run $G --method=$m --expand=$s --count <<<"$UNSAT"
+			assert_failure 1
+			assert_output "# unsat"
+			run $G --method=$m --expand=$s <<<"$UNSAT"
+			assert_failure 1
+			assert_output "# unsat"
+		done
+		run $G --method=$m --count=5 <<<"$MULTI"
+		assert_output "# multiple solutions: at least 5"
+	done
+	run $G --method=pdlx --dlx-column=min --count=100000 <<<"$MULTI"
+	assert_output "# multiple solutions: 872"
+}
+
+@test "the three methods search the same tree: equal node counts over whole trees" {
+	for s in 1 64; do
+		for m in spbf opbf pdlx; do
+			run bash -c "echo 'solve b $MULTI count=100000' | $G --method=$m --expand=$s --protocol | tail -n 1"
+			assert_success
+			[[ $output == "count b 872 "* ]]
+			n=${output#* nodes=}
+			n=${n%% *}
+			nodes[$s]=${nodes[$s]:-$n}
+			echo "$m s=$s: $n nodes"
+			assert_equal "$n" "${nodes[$s]}"
+		done
+	done
+}
+
+@test "batch: mixed sizes and bad lines in one batch, answers in input order" {
+	{
+		cat "$DATA/gpu-9x9.txt"
+		echo "not a puzzle"
+		cat "$DATA/16x16.txt" "$DATA/4x4.txt"
+		echo "$UNSAT"
+		head -n 1 "$DATA/gpu-9x9.txt" | sed 's/^../44/'
+		cat "$DATA/25x25.txt" "$DATA/gpu-9x9.txt"
+	} >"$BATS_TEST_TMPDIR/in"
+	for m in spbf opbf pdlx; do
+		for b in 1 3 64; do
+			run $G --method=$m --batch=$b --expand=4 "$BATS_TEST_TMPDIR/in"
+			assert_failure 1
+			assert_equal "${#lines[@]}" 14
+			[[ ${lines[4]} == "# invalid: $BATS_TEST_TMPDIR/in: line 5: "* ]]
+			assert_equal "${lines[7]}" "# unsat"
+			[[ ${lines[8]} == "# unsat: $BATS_TEST_TMPDIR/in: line 9: value 4 twice in row 1"* ]]
+			printf '%s\n' "${lines[@]}" >"$BATS_TEST_TMPDIR/out"
+			run verify "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/out"
+			assert_success
+			assert_line "11 ok, 3 none, 0 wrong"
+		done
+	done
+}
+
+@test "batch: the default expand size shares the trees among the batch's puzzles" {
+	for i in 1 2 3 4 5 6 7 8; do cat "$DATA/gpu-9x9.txt"; done >"$BATS_TEST_TMPDIR/in"
+	solves "$BATS_TEST_TMPDIR/in" --method=opbf --batch=32
+	solves "$BATS_TEST_TMPDIR/in" --method=spbf --batch=32
+}
+
+@test "protocol: queued solves go as one batch, answered in order, with counts" {
+	mapfile -t p <"$DATA/gpu-9x9.txt"
+	run bash -c "printf 'solve a %s\nsolve b %s count=5\nsolve c %s\nsolve d %s\nsolve e %s\n' \
+		'${p[0]}' '$MULTI' '${p[1]}' '$UNSAT' '${p[3]}' | $G --method=pdlx --batch=8 --protocol"
+	assert_success
+	assert_line --index 0 --regexp "^hello gpu .* batch=8$"
+	assert_line --index 1 --regexp "^solution a $(sudoku-cp <<<"${p[0]}") nodes=[0-9]+ ms="
+	assert_line --index 2 --regexp "^count b 5 "
+	assert_line --index 3 --regexp "^solution c $(sudoku-cp <<<"${p[1]}") "
+	assert_line --index 4 --regexp "^unsat d "
+	assert_line --index 5 --regexp "^solution e $(sudoku-cp <<<"${p[3]}") "
+}
+
+@test "protocol: cancel of an emulated search, each method, acknowledged at once" {
+	for m in spbf opbf pdlx; do
+		start_session sudoku-gpu --emulate --method=$m --protocol
+		expect_line '^hello '
+		send "solve h $(cat "$DATA/hard25.txt") progress_ms=20"
+		expect_line '^progress h ' 5
+		[[ $line =~ ^progress\ h\ (trees|expanding)=[0-9]+/[0-9]+\ nodes=[0-9]+$ ]]
+		start=$(date +%s%N)
+		send "cancel h"
+		expect_line '^(cancelled|solution|unsat|gaveup) h' 5
+		elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+		echo "$m: acknowledged after $elapsed_ms ms: $line"
+		[[ $line == "cancelled h" ]]
+		[ "$elapsed_ms" -lt 1000 ]
+		send "ping after"
+		expect_line '^pong after$'
+		end_session
+	done
+}
+
+@test "protocol: cancel of every puzzle of a running batch stops it" {
+	start_session sudoku-gpu --emulate --method=spbf --protocol --batch=4
+	expect_line '^hello '
+	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt")"
+	sleep 0.3
+	send "cancel a" "cancel b"
+	# b may still be queued (acknowledged at once) or share a's launch
+	expect_line '^cancelled [ab]$' 2
+	first=$line
+	expect_line '^cancelled [ab]$' 2
+	[ "$line" != "$first" ]
+	send "solve c $(head -n 1 "$DATA/gpu-9x9.txt")"
+	expect_line '^solution c '
+}
+
+@test "filter mode: a time limit ends an emulated search in time, each method" {
+	for m in spbf opbf pdlx; do
+		start=$(date +%s%N)
+		run $G --method=$m --time-limit 0.2 "$DATA/hard25.txt"
+		elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+		assert_failure 1
+		assert_output "# timeout after 0.2 s"
+		echo "$m: $elapsed_ms ms"
+		[ "$elapsed_ms" -lt 3000 ]
+	done
+}
+
+@test "--progress in filter mode reports trees and nodes on stderr" {
+	run --separate-stderr $G --method=pdlx --progress --progress-ms 50 --time-limit 0.4 "$DATA/hard25.txt"
+	assert_failure 1
+	[[ $stderr == *"sudoku-gpu: $DATA/hard25.txt: line 1: trees="*" nodes="* ||
+		$stderr == *"sudoku-gpu: $DATA/hard25.txt: line 1: expanding="*" nodes="* ]]
+}
