@@ -273,6 +273,9 @@ static void handle_hello(struct proc *p, char *line, size_t len)
 	snprintf(s->version, sizeof s->version, "%s", m.argv[1]);
 	snprintf(s->device, sizeof s->device, "%s", device ? device : "cpu");
 	snprintf(s->detail, sizeof s->detail, "%s", detail ? detail : "");
+	for (char *c = s->detail; *c; c++)
+		if (*c == '_')
+			*c = ' '; /* PROTOCOL.md 5: spaces travel as '_' */
 	s->batch = batch && atoi(batch) > 0 ? atoi(batch) : 1;
 	if (device && strcmp(device, "none") == 0) {
 		/* a GPU worker without a GPU: left out, quietly unless asked for */

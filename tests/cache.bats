@@ -38,7 +38,7 @@ stat_line() { # the "cache:" line of --stats, from stderr
 }
 
 @test "a re-run hits the cache (--stats says so), with the same answers" {
-	run --separate-stderr sudoku-race --stats "$DATA/easy9.txt"
+	run --separate-stderr sudoku-race --stats --workers cp "$DATA/easy9.txt"
 	assert_success
 	assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 3 misses, 0 bad entries dropped, 3 written"
 	run --separate-stderr sudoku-race --stats --json "$DATA/easy9.txt"
@@ -154,7 +154,7 @@ tamper() {
 }
 
 @test "cache export, clear and import: a round trip" {
-	sudoku-race "$DATA/easy9.txt" >/dev/null
+	sudoku-race --workers cp "$DATA/easy9.txt" >/dev/null
 	run sudoku-race cache export
 	assert_success
 	assert_equal "${#lines[@]}" 3
