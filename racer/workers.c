@@ -92,6 +92,14 @@ static char *find_on_path(const char *prog)
 	return NULL;
 }
 
+static bool is_default_name(const char *name)
+{
+	for (int i = 0; default_worker_names[i]; i++)
+		if (strcmp(default_worker_names[i], name) == 0)
+			return true;
+	return false;
+}
+
 /* The program for a worker name, or NULL. */
 static char *find_program(const char *name)
 {
@@ -107,7 +115,9 @@ static char *find_program(const char *name)
 			return xstrdup(cand);
 	}
 	char *p = find_on_path(prog);
-	if (!p)
+	/* a program of that very name: a third-party worker. Never for the
+	 * portfolio's own names: `cp` must not find /bin/cp. */
+	if (!p && !is_default_name(name))
 		p = find_on_path(name);
 	return p;
 }

@@ -417,4 +417,10 @@ signal_ends() {
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	run env PATH=/usr/bin:/bin "$T/prefix/bin/sudoku-race" --list-workers
 	assert_line --regexp "^cp +complete .*available: $T/prefix/bin/sudoku-cp"
+	# without sudoku-cp, the name cp does not fall back on /bin/cp
+	mkdir -p "$T/alone"
+	cp "$(command -v sudoku-race)" "$T/alone/"
+	run --separate-stderr env PATH=/usr/bin:/bin "$T/alone/sudoku-race" --no-cache --workers cp "$DATA/easy9.txt"
+	assert_failure 2
+	[[ $stderr == *"no worker program 'cp'"* ]]
 }
