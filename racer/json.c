@@ -110,7 +110,9 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 		evbuffer_add_printf(out, ",\"unique\":%s",
 				    pz->uniq == UNIQ_UNIQUE ? "true" : pz->uniq == UNIQ_MULTIPLE ? "false" : "null");
 	evbuffer_add(out, ",\"winner\":", 10);
-	if (pz->winner_name[0])
+	if (pz->winner >= 0)
+		json_string(out, specs[pz->winner].label);
+	else if (pz->winner_name[0])
 		json_string(out, pz->winner_name);
 	else
 		evbuffer_add(out, "null", 4);

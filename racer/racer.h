@@ -254,7 +254,7 @@ struct puzzle {
 	uint8_t solution_small[256]; /* where they are kept up to 16x16 */
 	bool cache_hit;
 	int winner;                /* spec index, -1: none */
-	char winner_name[160];     /* the winner's label (cache hits: the worker that found it) */
+	char winner_name[17];      /* cache hits: the worker that found it then */
 	double winner_ms;          /* the winner's own ms= (cache: as stored) */
 	double race_ms;            /* the racer's clock, from the race's start */
 	int set;
