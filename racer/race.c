@@ -263,11 +263,26 @@ static void unlink_racing(struct puzzle *pz)
 
 static void dispatch(void);
 
+/* A puzzle without a solution: when its givens clash, it says where (the
+ * answer the workers' filter mode gives). Checked only here, not on every
+ * puzzle read: the workers see a clash as unsat at once (PROTOCOL.md 9),
+ * and the check was an eighth of the racer's time per puzzle. */
+static bool givens_clash(struct puzzle *pz)
+{
+	char err[GRID_ERR_MAX];
+	if (grid_check_givens(&pz->item.grid, err, sizeof err) == 0)
+		return false;
+	snprintf(pz->text, sizeof pz->text, "line %ld: %s", pz->item.line, err);
+	return true;
+}
+
 static void end_race(struct puzzle *pz, enum verdict v)
 {
 	if (pz->state != PZ_RACING)
 		return;
 	pz->race_ms = ms_since(pz->start_ns ? pz->start_ns : pz->dispatch_ns);
+	if (v != V_SOLVED && v != V_MULTIPLE && givens_clash(pz))
+		v = V_CLASH;
 	set_verdict(pz, v);
 	for (int i = 0; i < nspecs; i++)
 		if (pz->outcome[i] == OUT_SENT)
@@ -476,9 +491,9 @@ void race_add(enum stream_event ev, const char *input_name)
 		set_verdict(pz, V_INVALID);
 		return;
 	}
+	/* the cache, else the race (a clash of givens is found when a race or
+	 * the cache says there is no solution: givens_clash) */
 	char pre[PATH_MAX_PREFIX];
-	/* the cache first: a hit's verified solution shows that the givens
-	 * do not clash, so the check below is needed on a miss only */
 	if (cache_enabled()) {
 		static struct cache_entry e;
 		char why[GRID_ERR_MAX + 64];
@@ -495,7 +510,7 @@ void race_add(enum stream_event ev, const char *input_name)
 			pz->uniq = e.uniq;
 			snprintf(pz->winner_name, sizeof pz->winner_name, "%s", e.winner);
 			if (e.verdict == V_UNSAT) {
-				set_verdict(pz, V_UNSAT);
+				set_verdict(pz, givens_clash(pz) ? V_CLASH : V_UNSAT);
 				return;
 			}
 			keep_solution(pz, e.solution.cell);
@@ -509,11 +524,6 @@ void race_add(enum stream_event ev, const char *input_name)
 		case CACHE_MISS:
 			break;
 		}
-	}
-	char err[GRID_ERR_MAX];
-	if (grid_check_givens(&pz->item.grid, err, sizeof err) < 0) {
-		snprintf(pz->text, sizeof pz->text, "line %ld: %s", pz->item.line, err);
-		set_verdict(pz, V_CLASH);
 	}
 }
 
