@@ -1,0 +1,315 @@
+/* sudoku-race: the portfolio racer. main() sets up the parts (racer.h) around
+ * one libevent loop and ends the run: when everything read has been
+ * answered, when standard output is closed, or on SIGINT/SIGTERM. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "racer.h"
+
+struct event_base *base;
+
+static struct event *sig_int, *sig_term, *sig_chld;
+static int exit_signal;      /* SIGINT or SIGTERM that ended the run */
+static bool finishing;       /* the end has begun */
+static bool loop_exit;       /* the loop has nothing more to do */
+static bool system_error;    /* exit status 2 */
+static bool input_failed;    /* exit status 2 */
+static uint64_t start_ns;
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+double ms_since(uint64_t start)
+{
+	return start ? (double)(now_ns() - start) / 1e6 : 0.0;
+}
+
+void warn(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	progress_before_output();
+	fprintf(stderr, "%s: %s\n", PROGRAM, buf);
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", PROGRAM);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* --- the end of a run --- */
+
+/* A loopbreak before the loop runs would be forgotten: hence the flag. */
+static void end_loop(void)
+{
+	loop_exit = true;
+	event_base_loopbreak(base);
+}
+
+static void finish(void)
+{
+	if (finishing)
+		return;
+	finishing = true;
+	race_stop();
+	input_stop();
+	cache_flush();
+	if (pool_started())
+		pool_shutdown(end_loop);
+	else
+		end_loop();
+}
+
+void racer_check_finished(void)
+{
+	if (!finishing && input_done() && race_all_done())
+		finish();
+}
+
+void racer_output_closed(void)
+{
+	finish();
+}
+
+void racer_system_error(void)
+{
+	system_error = true;
+	finish();
+}
+
+void racer_input_error(void)
+{
+	input_failed = true;
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what;
+	(void)arg;
+	if (sig == SIGCHLD) {
+		pool_reap();
+		return;
+	}
+	if (!exit_signal)
+		exit_signal = (int)sig;
+	finish();
+}
+
+/* Workers are spawned onto fds 0 and 1 of their own; if the racer was
+ * started with one of 0-2 closed, a pipe could land there. */
+static void ensure_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+			int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+			if (n < 0 || n != fd)
+				die("cannot open /dev/null");
+		}
+}
+
+static int default_sets(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int usable = 0;
+	for (int i = 0; i < nspecs; i++)
+		usable += specs[i].status == SPEC_OK;
+	if (ncpu < 1)
+		ncpu = 1;
+	if (usable < 1)
+		usable = 1;
+	long sets = ncpu / usable;
+	if (sets < 1)
+		sets = 1;
+	if (sets > 16)
+		sets = 16;
+	return (int)sets;
+}
+
+static void setup_signals(void)
+{
+	sig_int = evsignal_new(base, SIGINT, on_signal, NULL);
+	sig_term = evsignal_new(base, SIGTERM, on_signal, NULL);
+	sig_chld = evsignal_new(base, SIGCHLD, on_signal, NULL);
+	if (!sig_int || !sig_term || !sig_chld || evsignal_add(sig_int, NULL) < 0 ||
+	    evsignal_add(sig_term, NULL) < 0 || evsignal_add(sig_chld, NULL) < 0)
+		die("cannot set up signal handling");
+}
+
+static void free_signals(void)
+{
+	event_free(sig_int);
+	event_free(sig_term);
+	event_free(sig_chld);
+}
+
+static void open_cache(void)
+{
+	if (opt.no_cache)
+		return;
+	const char *dir = opt.cache_dir ? opt.cache_dir : cache_default_dir();
+	char err[512];
+	if (!dir) {
+		warn("cache: no home directory to keep it in; going on without the cache");
+		return;
+	}
+	if (cache_open(dir, false, err, sizeof err) < 0)
+		warn("cache: %s; going on without the cache", err);
+}
+
+/* --list-workers: start each worker once, print what its hello says. */
+static void on_probe_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (pool_all_settled())
+		finish();
+}
+
+static int list_workers(void)
+{
+	workers_setup_listing();
+	pool_init(1, true);
+	setup_signals();
+	struct event *tick = event_new(base, -1, EV_PERSIST, on_probe_tick, NULL);
+	struct timeval tv = {0, 10000};
+	event_add(tick, &tv);
+	pool_start();
+	if (!loop_exit)
+		event_base_dispatch(base);
+	event_free(tick);
+	printf("%-12s %-10s %-7s %-6s %s\n", "WORKER", "KIND", "SIZES", "DEVICE", "STATUS");
+	for (int i = 0; i < nspecs; i++) {
+		struct worker_spec *s = &specs[i];
+		char sizes[16] = "-";
+		if (s->hello_seen)
+			snprintf(sizes, sizeof sizes, "%d-%d", s->min_box, s->max_box);
+		const char *status;
+		char buf[512];
+		if (s->status == SPEC_OK && s->hello_seen) {
+			snprintf(buf, sizeof buf, "available: %s %s", s->path, s->version);
+			status = buf;
+		} else {
+			snprintf(buf, sizeof buf, "unavailable: %s", s->why[0] ? s->why : "no hello");
+			status = buf;
+		}
+		printf("%-12s %-10s %-7s %-6s %s\n", s->label,
+		       s->hello_seen ? (s->complete ? "complete" : "stochastic") : "-", sizes,
+		       s->hello_seen || s->device[0] ? s->device : "-", status);
+	}
+	pool_free();
+	free_signals();
+	workers_free();
+	event_base_free(base);
+	return exit_signal ? 128 + exit_signal : 0;
+}
+
+int main(int argc, char **argv)
+{
+	/* a closed reader is seen as EPIPE where it matters (output.c, pool.c) */
+	signal(SIGPIPE, SIG_IGN);
+	ensure_std_fds();
+	options_parse(argc, argv);
+	if (opt.command == CMD_CACHE)
+		return cache_command(opt.nargs, opt.args);
+
+	/* A callback that activates itself again (input.c reads a regular file
+	 * a chunk at a time that way) would otherwise run on and on in one
+	 * pass of the loop, keeping signals and the workers' pipes waiting:
+	 * the loop looks at them again after every few callbacks. */
+	struct event_config *cfg = event_config_new();
+	if (!cfg || event_config_set_max_dispatch_interval(cfg, NULL, 8, 0) < 0)
+		die("cannot create the event loop");
+	base = event_base_new_with_config(cfg);
+	event_config_free(cfg);
+	if (!base)
+		die("cannot create the event loop");
+	if (opt.command == CMD_LIST_WORKERS)
+		return list_workers();
+
+	start_ns = now_ns();
+	workers_setup();
+	open_cache();
+	pool_init(opt.jobs ? opt.jobs : default_sets(), false);
+	race_init();
+	output_init();
+	progress_init();
+	setup_signals();
+	input_init(opt.args, opt.nargs);
+	input_start();
+	racer_check_finished();
+	if (!loop_exit)
+		event_base_dispatch(base);
+
+	progress_end();
+	cache_flush();
+	output_flush_all();
+	if (opt.stats)
+		stats_report(ms_since(start_ns));
+	int status = output_status();
+	if (input_failed || system_error)
+		status = 2;
+	if (exit_signal)
+		status = 128 + exit_signal;
+
+	input_free();
+	race_free();
+	output_free();
+	pool_free();
+	cache_close();
+	free_signals();
+	workers_free();
+	event_base_free(base);
+	return status;
+}

@@ -1,0 +1,217 @@
+/* The racer's command line. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "racer.h"
+
+struct options opt = {.grace_s = 0.2};
+
+enum {
+	OPT_LIST_WORKERS = 256,
+	OPT_GRACE,
+	OPT_STATS,
+	OPT_JSON,
+	OPT_PRETTY,
+	OPT_CACHE,
+	OPT_NO_CACHE,
+};
+
+static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static void usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s: ", PROGRAM);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry '%s --help' for more information.\n", PROGRAM);
+	exit(2);
+}
+
+static void print_help(void)
+{
+	printf("Usage: %s [OPTION]... [FILE]...\n"
+	       "       %s [--cache DIR] cache stats|clear|export|import [FILE]...\n"
+	       "Races Sudoku puzzles (4x4 to 64x64) through a portfolio of worker programs\n"
+	       "(sudoku-cp, sudoku-dlx, ...): each puzzle goes to every worker, the first\n"
+	       "answer that verifies wins, the others are stopped. Results are cached.\n\n",
+	       PROGRAM, PROGRAM);
+	printf("Reads puzzles from the FILEs (or standard input, also for '-') and writes one line\n"
+	       "per puzzle, in input order, in the puzzle's own notation: the solution, or a line\n"
+	       "starting with '#' that says why there is none (# invalid: line N: ..., # unsat,\n"
+	       "# unsolved, # timeout after N s, # multiple solutions).\n\n");
+	printf("Options:\n"
+	       "  -w, --workers=LIST     the portfolio: worker names separated by commas, each with\n"
+	       "                         options as NAME:KEY=VALUE:... (passed as --KEY=VALUE), e.g.\n"
+	       "                         'cp,dlx,acs:seed=7'; a name may repeat. A NAME is the\n"
+	       "                         program sudoku-NAME beside %s (or on the PATH), or\n"
+	       "                         a program on the PATH, or a path. Default: every worker\n"
+	       "                         found among %s",
+	       PROGRAM, default_worker_names[0]);
+	for (int i = 1; default_worker_names[i]; i++)
+		printf(",%s", default_worker_names[i]);
+	printf("\n"
+	       "      --list-workers     show the workers found: kind, sizes, device, status\n"
+	       "  -j, --jobs=N           N sets of workers, for N puzzles at once (default: the\n"
+	       "                         number of processors divided by the portfolio's size)\n"
+	       "  -t, --timeout=SECS     give up on a puzzle after SECS seconds of racing\n"
+	       "      --grace=SECS       time a worker has to acknowledge a cancel before it is\n"
+	       "                         killed and restarted (default 0.2; '150ms' also works)\n"
+	       "  -c, --count            check uniqueness with a complete worker: a puzzle with\n"
+	       "                         several solutions gets '# multiple solutions'\n"
+	       "  -s, --seed=N           the seed every worker uses (unless its entry sets one)\n"
+	       "  -p, --progress         show the race on standard error: a live display on a\n"
+	       "                         terminal, else a line per progress report (throttled)\n"
+	       "      --stats            at the end, print counts per worker on standard error\n"
+	       "      --json             one JSON object per puzzle instead of the answer line\n"
+	       "      --pretty           print solutions as boxed grids\n"
+	       "      --cache=DIR        the result cache (default $XDG_CACHE_HOME/sudoku-race,\n"
+	       "                         else ~/.cache/sudoku-race)\n"
+	       "      --no-cache         do not use the cache\n"
+	       "  -h, --help             show this help and exit\n"
+	       "  -V, --version          show the version and exit\n\n");
+	printf("Cache commands:\n"
+	       "  cache stats            what the cache holds\n"
+	       "  cache clear            empty it\n"
+	       "  cache export           write every entry as a text line\n"
+	       "  cache import [FILE]... read such lines (verified) into the cache\n\n");
+	printf("Workers are looked for beside %s, in ../workers and ../cuda from it (the\n"
+	       "build tree), then on the PATH. (A puzzle file named 'cache' must be given as\n"
+	       "./cache.)\n\n"
+	       "Exit status: 0 when every puzzle was solved, 1 when any was not, 2 for usage\n"
+	       "or system errors, 128+N after signal N (130: SIGINT, 143: SIGTERM).\n",
+	       PROGRAM);
+}
+
+/* SECS: a number of seconds, or with a unit: 1.5s, 200ms. */
+static double parse_seconds(const char *name, const char *s, double min)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || isnan(v) || isinf(v))
+		usage_error("--%s: '%s' is not a number of seconds", name, s);
+	if (strcmp(end, "ms") == 0)
+		v /= 1000.0;
+	else if (*end && strcmp(end, "s") != 0)
+		usage_error("--%s: '%s' is not a number of seconds", name, s);
+	if (v < min || v > 1e7)
+		usage_error("--%s: %s is out of range", name, s);
+	return v;
+}
+
+void options_parse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"workers", required_argument, NULL, 'w'},
+		{"list-workers", no_argument, NULL, OPT_LIST_WORKERS},
+		{"jobs", required_argument, NULL, 'j'},
+		{"timeout", required_argument, NULL, 't'},
+		{"grace", required_argument, NULL, OPT_GRACE},
+		{"count", no_argument, NULL, 'c'},
+		{"seed", required_argument, NULL, 's'},
+		{"progress", no_argument, NULL, 'p'},
+		{"stats", no_argument, NULL, OPT_STATS},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"pretty", no_argument, NULL, OPT_PRETTY},
+		{"cache", required_argument, NULL, OPT_CACHE},
+		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+	while ((c = getopt_long(argc, argv, "w:j:t:cs:phV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			opt.worker_lists = realloc(opt.worker_lists,
+						   (size_t)(opt.nworker_lists + 1) * sizeof *opt.worker_lists);
+			if (!opt.worker_lists)
+				die("out of memory");
+			opt.worker_lists[opt.nworker_lists++] = optarg;
+			break;
+		case OPT_LIST_WORKERS:
+			opt.command = CMD_LIST_WORKERS;
+			break;
+		case 'j': {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > MAX_SETS)
+				usage_error("--jobs: '%s' is not a number from 1 to %d", optarg, MAX_SETS);
+			opt.jobs = (int)v;
+			break;
+		}
+		case 't':
+			opt.timeout_s = parse_seconds("timeout", optarg, 0.001);
+			break;
+		case OPT_GRACE:
+			opt.grace_s = parse_seconds("grace", optarg, 0);
+			break;
+		case 'c':
+			opt.count = true;
+			break;
+		case 's': {
+			char *end;
+			errno = 0;
+			unsigned long long v = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-')
+				usage_error("--seed: '%s' is not a number from 0 to 2^64-1", optarg);
+			opt.seed = v;
+			opt.seed_set = true;
+			break;
+		}
+		case 'p':
+			opt.progress = true;
+			break;
+		case OPT_STATS:
+			opt.stats = true;
+			break;
+		case OPT_JSON:
+			opt.json = true;
+			break;
+		case OPT_PRETTY:
+			opt.pretty = true;
+			break;
+		case OPT_CACHE:
+			if (!optarg[0])
+				usage_error("--cache: an empty directory name");
+			opt.cache_dir = optarg;
+			break;
+		case OPT_NO_CACHE:
+			opt.no_cache = true;
+			break;
+		case 'h':
+			print_help();
+			exit(0);
+		case 'V':
+			printf("%s (sudoku-race) %s\n", PROGRAM, PACKAGE_VERSION);
+			exit(0);
+		default:
+			fprintf(stderr, "Try '%s --help' for more information.\n", PROGRAM);
+			exit(2);
+		}
+	}
+	opt.args = argv + optind;
+	opt.nargs = argc - optind;
+	if (opt.nargs > 0 && strcmp(opt.args[0], "cache") == 0) {
+		if (opt.command == CMD_LIST_WORKERS)
+			usage_error("--list-workers and the cache command do not go together");
+		opt.command = CMD_CACHE;
+	}
+	if (opt.cache_dir && opt.no_cache)
+		usage_error("--cache and --no-cache do not go together");
+	if (opt.json && opt.pretty)
+		usage_error("--json and --pretty do not go together");
+	if (opt.command == CMD_CACHE && opt.no_cache)
+		usage_error("the cache command needs the cache (drop --no-cache)");
+	if (opt.command == CMD_LIST_WORKERS && opt.nargs > 0)
+		usage_error("--list-workers takes no FILE");
+}

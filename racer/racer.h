@@ -1,0 +1,395 @@
+/* sudoku-race: what the racer's parts share. The racer is one libevent loop
+ * (main.c) around these parts:
+ *   options.c   the command line
+ *   workers.c   finding worker programs, the portfolio (--workers)
+ *   pool.c      worker processes: spawn, pipes, hello, cancel, kill, respawn
+ *   race.c      puzzles: cache look-up, dispatch to sets of workers, verdicts
+ *   input.c     puzzles from files or standard input, through puzzle_stream
+ *   output.c    answers in input order, in the input's notation (json.c)
+ *   cache.c     the LMDB result cache (cache_cmd.c: `sudoku-race cache ...`)
+ *   progress.c  --progress: live display or plain lines
+ *   stats.c     --stats */
+#ifndef RACER_RACER_H
+#define RACER_RACER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "protocol/grid.h"
+#include "protocol/message.h"
+#include "protocol/puzzle_stream.h"
+
+struct event_base;
+
+#define PROGRAM "sudoku-race"
+
+/* The most worker entries in a portfolio (outcomes are kept per entry). */
+#define MAX_SPECS 32
+/* The most sets of workers (-j). */
+#define MAX_SETS 64
+
+extern struct event_base *base;
+
+uint64_t now_ns(void);
+double ms_since(uint64_t start_ns);
+
+/* A message to standard error, prefixed with the program's name. */
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Out of memory or a broken invariant of the system: exit 2. */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+char *xstrdup(const char *s);
+
+/* --- main.c: the run as a whole --- */
+
+/* Called when input ended or an answer was written: ends the run when
+ * everything read has been answered. */
+void racer_check_finished(void);
+/* Standard output was closed by its reader (`| head -1`): a clean end. */
+void racer_output_closed(void);
+/* A system error (exit status 2), and the run ends. */
+void racer_system_error(void);
+/* An input file could not be read: exit status 2 at the end. */
+void racer_input_error(void);
+
+/* --- options.c --- */
+
+enum command {
+	CMD_RACE,
+	CMD_LIST_WORKERS,
+	CMD_CACHE, /* sudoku-race cache stats|clear|export|import */
+};
+
+struct options {
+	enum command command;
+	char **worker_lists; /* --workers, as given (may repeat) */
+	int nworker_lists;
+	double timeout_s;    /* 0: none */
+	double grace_s;
+	bool progress, stats, json, pretty, count;
+	bool seed_set;
+	uint64_t seed;
+	const char *cache_dir; /* --cache DIR */
+	bool no_cache;
+	int jobs;            /* -j; 0: choose */
+	char **args;         /* input files, or the cache subcommand and its arguments */
+	int nargs;
+};
+
+extern struct options opt;
+
+void options_parse(int argc, char **argv);
+
+/* --- workers.c: the portfolio --- */
+
+enum spec_status {
+	SPEC_OK,          /* usable (or not started yet) */
+	SPEC_UNAVAILABLE, /* not found, no device, bad hello: left out */
+	SPEC_DISABLED,    /* kept dying: left out, warned once */
+};
+
+/* One entry of the portfolio: a worker program with its options. With -j N
+ * there are N processes of each entry, one per set. */
+struct worker_spec {
+	int index;
+	char *label;          /* as given: "cp", "cp:seed=2", "./fake-liar" */
+	char *name;           /* the program part: "cp" */
+	char *path;           /* the program, or NULL when not found */
+	char **argv;          /* path, --protocol, the entry's options, NULL */
+	bool own_seed;        /* the entry sets --seed itself */
+	bool explicit;        /* named in --workers (a failure to start is worth a warning) */
+	enum spec_status status;
+	char why[160];        /* UNAVAILABLE, DISABLED: why */
+	/* from hello */
+	bool hello_seen;
+	bool complete;
+	int min_box, max_box;
+	char device[8];
+	char detail[96];
+	char version[32];
+	int batch;
+	/* deaths since the last well-formed final message, over all its sets */
+	int strikes;
+	bool warned_wrong;
+	/* --stats */
+	struct spec_stats {
+		long sent, won, late, wrong, unsat, gaveup, errors, cancelled, malformed;
+		long died, killed, respawns, hello_failures;
+		double won_ms;
+	} st;
+};
+
+extern struct worker_spec *specs;
+extern int nspecs;
+
+/* The default portfolio, in order. */
+extern const char *const default_worker_names[];
+
+/* Builds the portfolio from --workers (or the defaults that are found).
+ * Exits 2 with a message when a named worker is missing. */
+void workers_setup(void);
+/* --list-workers: every known worker plus other sudoku-* programs found. */
+void workers_setup_listing(void);
+/* Where the racer looks for sudoku-* programs, for messages. */
+const char *workers_search_path(void);
+void workers_free(void);
+
+/* --- pool.c: worker processes --- */
+
+enum proc_state {
+	PROC_STARTING,   /* spawned, waiting for hello */
+	PROC_IDLE,       /* no request in flight */
+	PROC_BUSY,       /* requests in flight */
+	PROC_CANCELLING, /* a cancel is waiting for its acknowledgement (grace timer) */
+	PROC_DEAD,       /* exited or killed: waiting for end of output, waitpid, respawn */
+};
+
+struct request {
+	uint64_t seq;
+	bool cancel_sent;
+	uint64_t sent_ns, cancel_ns;
+};
+
+struct proc {
+	struct worker_spec *spec;
+	int set;
+	enum proc_state state;
+	pid_t pid;
+	bool eof, reaped, finished;
+	int wstatus;
+	struct bufferevent *from; /* the worker's standard output */
+	struct bufferevent *to;   /* the worker's standard input */
+	struct event *timer;      /* hello timeout, grace, respawn backoff */
+	struct request *inflight; /* in the order sent */
+	int ninflight, capinflight;
+	uint64_t spawned_ns;
+	uint64_t head_ns;         /* when the current request became the head */
+	/* --progress */
+	char progress[160];
+	uint64_t progress_seq;
+	uint64_t progress_line_ns;
+};
+
+extern struct proc *procs; /* nsets * nspecs, set-major */
+extern int nsets;
+
+static inline struct proc *proc_of(int set, int spec)
+{
+	return &procs[set * nspecs + spec];
+}
+
+/* Creates the pool (nothing is started). probe: --list-workers, where a
+ * worker that fails is not started again. */
+void pool_init(int sets, bool probe);
+/* Starts every process (once; later calls do nothing). */
+void pool_start(void);
+bool pool_started(void);
+bool proc_ready(const struct proc *p);
+/* Could this entry still take part in a race of its set later (starting,
+ * or waiting to be started again)? */
+bool proc_may_join(const struct proc *p);
+/* Ready, and not too far behind to take one more request. */
+bool pool_can_send(const struct proc *p);
+/* line: a solve message; its LF is added when it lacks one. */
+void pool_send_solve(struct proc *p, uint64_t seq, const char *line, size_t len);
+void pool_send_cancel(struct proc *p, uint64_t seq);
+/* Stops every worker: quit, then SIGKILL after the grace. done() runs when
+ * every process has ended and was waited for. */
+void pool_shutdown(void (*done)(void));
+/* SIGCHLD */
+void pool_reap(void);
+void pool_free(void);
+const char *proc_state_name(enum proc_state s);
+/* True when every entry either said hello or is out (for --list-workers). */
+bool pool_all_settled(void);
+
+/* --- race.c: puzzles and their races --- */
+
+enum verdict {
+	V_PENDING,
+	V_SOLVED,      /* solution set */
+	V_UNSAT,       /* a complete worker proved it (or the cache said so) */
+	V_MULTIPLE,    /* --count: at least two solutions (solution set: one of them) */
+	V_UNSOLVED,    /* every worker gave up or failed */
+	V_TIMEOUT,     /* --timeout */
+	V_INVALID,     /* the input was not a puzzle: item.error */
+	V_CLASH,       /* givens clash: text */
+	V_UNSUPPORTED, /* no worker takes its size */
+};
+
+enum uniqueness { UNIQ_UNKNOWN = 0, UNIQ_UNIQUE = 1, UNIQ_MULTIPLE = 2 };
+
+/* What one entry of the portfolio did in one race. */
+enum outcome {
+	OUT_NONE,      /* not sent (yet) */
+	OUT_SENT,      /* in flight */
+	OUT_WON,
+	OUT_LATE,      /* a correct answer after the race was decided */
+	OUT_CANCELLED,
+	OUT_WRONG,     /* a solution that does not verify */
+	OUT_UNSAT,
+	OUT_COUNTED,   /* --count: gave the deciding count */
+	OUT_GAVEUP,
+	OUT_ERROR,     /* error ID ..., or a message that does not answer the request */
+	OUT_MALFORMED, /* a malformed or over-long line */
+	OUT_DIED,
+	OUT_KILLED,    /* no acknowledgement within the grace, or shut down */
+	OUT_SKIPPED,   /* does not take the puzzle (size, kind, --count) */
+	OUT_OUT,       /* the entry is out of the portfolio (disabled, unavailable) */
+};
+
+const char *outcome_name(enum outcome o);
+
+struct puzzle {
+	uint64_t seq;
+	enum { PZ_FREE, PZ_WAITING, PZ_RACING, PZ_DONE } state;
+	struct stream_item item;   /* the grid, its notation, its line, or the error */
+	const char *input_name;    /* NULL: standard input */
+	enum verdict verdict;
+	char text[GRID_ERR_MAX + 64]; /* V_CLASH, V_UNSUPPORTED: "line N: why" */
+	uint8_t *solution;         /* cells of the solution (V_SOLVED, V_MULTIPLE) */
+	uint8_t solution_small[256]; /* where they are kept up to 16x16 */
+	bool cache_hit;
+	int winner;                /* spec index, -1: none */
+	char winner_name[17];      /* cache hits: the worker that found it then */
+	double winner_ms;          /* the winner's own ms= (cache: as stored) */
+	double race_ms;            /* the racer's clock, from the race's start */
+	int set;
+	uint64_t dispatch_ns;      /* sent to its set */
+	uint64_t start_ns;         /* the race's clock: it became its set's oldest (0: not yet) */
+	enum uniqueness uniq;      /* V_SOLVED: what --count found (or the cache knew) */
+	int prev, next;            /* the set's racing list, slot indices, -1 ends */
+	char *solve_line;          /* "solve SEQ GRID fields seed=S\n" while racing */
+	size_t solve_len, solve_noseed_len; /* the line, and its part before " seed=" */
+	bool timeout_reason;       /* a worker gave up with "timeout" */
+	uint8_t outcome[MAX_SPECS];
+	float outcome_ms[MAX_SPECS];
+};
+
+void race_init(void);
+void race_free(void);
+/* Slots free for new puzzles; input pauses below two. */
+int race_free_slots(void);
+/* The next slot to fill with a puzzle from the input. */
+struct puzzle *race_next_slot(void);
+/* The input filled the slot's item (ev: STREAM_PUZZLE or STREAM_INVALID). */
+void race_add(enum stream_event ev, const char *input_name);
+/* After a batch of race_add: cache look-ups done, dispatch, output. */
+void race_batch_begin(void);
+void race_batch_end(void);
+/* Everything read has been answered and written out. */
+bool race_all_done(void);
+/* From the pool. */
+void race_worker_ready(struct proc *p);
+void race_message(struct proc *p, uint64_t seq, struct msg *m);
+void race_progress(struct proc *p, uint64_t seq, struct msg *m);
+void race_lost(struct proc *p, uint64_t seq, enum outcome why);
+void race_pool_changed(void);
+/* Stops dispatching (shutdown). */
+void race_stop(void);
+struct puzzle *race_find(uint64_t seq);
+
+/* --- input.c --- */
+
+void input_init(char **names, int n);
+void input_start(void);
+/* For good: the run is ending. */
+void input_stop(void);
+void input_resume(void);
+bool input_done(void);
+void input_free(void);
+
+/* --- output.c --- */
+
+void output_init(void);
+/* Writes a finished puzzle's answer (in input order: race.c calls it). */
+void output_puzzle(struct puzzle *pz);
+/* Writes what is buffered, blocking (at exit). */
+void output_flush_all(void);
+bool output_closed(void);
+/* Bytes waiting to be written: input pauses when too many. */
+size_t output_backlog(void);
+/* Exit status so far: 1 when an answer written was not a solution. */
+int output_status(void);
+void output_free(void);
+
+/* json.c: one --json line for a finished puzzle, into an evbuffer. */
+struct evbuffer;
+void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct grid *solution);
+
+/* --- cache.c --- */
+
+struct cache_entry {
+	enum verdict verdict;  /* V_SOLVED (with uniqueness) or V_UNSAT */
+	enum uniqueness uniq;
+	double ms;
+	char winner[17];
+	char version[17];
+	struct grid solution;  /* V_SOLVED */
+};
+
+enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD };
+
+/* Resolves the cache directory (--cache, or XDG). Returns NULL when there
+ * is no home to put it in. */
+const char *cache_default_dir(void);
+/* Opens (creating the directory, mode 0700). On failure: one warning when
+ * quiet is false, and -1. */
+int cache_open(const char *dir, bool readonly, char *err, size_t errsz);
+bool cache_enabled(void);
+void cache_close(void);
+/* Look-ups between begin and end share one read transaction. */
+void cache_read_begin(void);
+void cache_read_end(void);
+enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, char *why,
+			    size_t whysz);
+/* Queued; written in batches (cache_flush, or a timer). */
+void cache_put(const struct grid *puzzle, const struct cache_entry *e);
+void cache_delete(const struct grid *puzzle);
+void cache_flush(void);
+/* The store failed while running: one warning, then no cache. */
+void cache_fail(const char *what, int rc);
+
+struct cache_counts {
+	long hits, misses, bad, written;
+};
+extern struct cache_counts cache_counts;
+
+/* For cache_cmd.c: the open store. */
+struct MDB_env;
+struct MDB_env *cache_env(void);
+unsigned int cache_dbi(void);
+/* sudoku-race cache stats|clear|export|import: argv[0] is "cache". */
+int cache_command(int argc, char **argv);
+/* Encodes and decodes values (shared with cache_cmd.c). */
+size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint8_t *buf,
+		    size_t bufsz);
+/* 1: ok (puzzle, e filled); 0: a format from a newer racer; -1: bad. */
+int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache_entry *e,
+		 char *why, size_t whysz);
+size_t cache_value_max(void);
+
+/* --- progress.c --- */
+
+void progress_init(void);
+void progress_message(struct proc *p, uint64_t seq, const struct msg *m);
+/* Erases the live display before stdout is written to the same terminal. */
+void progress_before_output(void);
+void progress_end(void);
+/* progress_ms to ask workers for (0: none). */
+long progress_interval_ms(void);
+
+/* --- stats.c --- */
+
+struct race_counts {
+	long puzzles, solved, unsat, multiple, unsolved, timeouts, invalid, unsupported;
+	long cache_hits;
+};
+extern struct race_counts counts;
+
+void stats_report(double wall_ms);
+
+#endif

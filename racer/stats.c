@@ -1,0 +1,45 @@
+/* --stats: what happened, on standard error at the end. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "racer.h"
+
+void stats_report(double wall_ms)
+{
+	progress_before_output();
+	FILE *f = stderr;
+	fprintf(f, "%s: %ld puzzles in %.1f ms: %ld solved, %ld unsat, %ld with several solutions, "
+		   "%ld unsolved, %ld timeouts, %ld invalid, %ld unsupported\n",
+		PROGRAM, counts.puzzles, wall_ms, counts.solved, counts.unsat, counts.multiple, counts.unsolved,
+		counts.timeouts, counts.invalid, counts.unsupported);
+	if (cache_counts.hits || cache_counts.misses || cache_counts.bad || cache_counts.written ||
+	    cache_enabled())
+		fprintf(f, "%s: cache: %ld hits, %ld misses, %ld bad entries dropped, %ld written\n", PROGRAM,
+			cache_counts.hits, cache_counts.misses, cache_counts.bad, cache_counts.written);
+	else
+		fprintf(f, "%s: cache: not used\n", PROGRAM);
+	fprintf(f, "%s: %d set%s of workers\n", PROGRAM, nsets, nsets == 1 ? "" : "s");
+	int w = 6;
+	for (int i = 0; i < nspecs; i++)
+		if ((int)strlen(specs[i].label) > w)
+			w = (int)strlen(specs[i].label);
+	fprintf(f, "%-*s %6s %6s %5s %6s %6s %6s %6s %9s %9s %5s %6s %9s %8s %8s  %s\n", w, "worker",
+		"sent", "won", "late", "wrong", "unsat", "gaveup", "error", "cancelled", "malformed", "died",
+		"killed", "respawned", "nohello", "win_ms", "status");
+	for (int i = 0; i < nspecs; i++) {
+		struct worker_spec *s = &specs[i];
+		const struct spec_stats *t = &s->st;
+		char status[200];
+		if (s->status == SPEC_OK)
+			snprintf(status, sizeof status, "%s", s->hello_seen ? "ok" : "not started");
+		else
+			snprintf(status, sizeof status, "%s: %s",
+				 s->status == SPEC_DISABLED ? "disabled" : "unavailable", s->why);
+		fprintf(f, "%-*s %6ld %6ld %5ld %6ld %6ld %6ld %6ld %9ld %9ld %5ld %6ld %9ld %8ld %8.3f  %s\n",
+			w, s->label, t->sent, t->won, t->late, t->wrong, t->unsat, t->gaveup, t->errors, t->cancelled,
+			t->malformed, t->died, t->killed, t->respawns, t->hello_failures, t->won ? t->won_ms / (double)t->won : 0.0,
+			status);
+	}
+}

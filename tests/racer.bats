@@ -1,0 +1,426 @@
+#!/usr/bin/env bats
+# sudoku-race: batch mode, notation, options, and the race against fake
+# workers that misbehave (tests/fakes). Every test checks that no racer,
+# worker or fake is left running. The cache has its own suite (cache.bats);
+# here it lives in the test's own directory.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	leak_setup
+	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/xdg"
+	T=$BATS_TEST_TMPDIR
+	# the slowpoke's answers: "PUZZLE SOLUTION" for the easy puzzles
+	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
+}
+
+teardown() {
+	assert_no_leftovers
+}
+
+# slowpoke [DELAY]: a well-behaved worker entry that answers after DELAY s
+slowpoke() {
+	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"
+}
+
+# race ARGS...: the racer without a cache
+race() {
+	sudoku-race --no-cache "$@"
+}
+
+# stat_of WORKER COLUMN: a figure of --stats' table (read on stdin)
+stat_of() {
+	awk -v w="$1" -v c="$2" '
+		$1 == "worker" { for (i = 1; i <= NF; i++) col[$i] = i }
+		$1 == w { print $(col[c]) }'
+}
+
+# json_check FILE: every line of FILE is a JSON object (jq, python3 or perl)
+json_check() {
+	if command -v jq >/dev/null; then
+		jq -e 'type == "object"' "$1" >/dev/null
+	elif command -v python3 >/dev/null; then
+		python3 -c 'import json,sys
+for l in open(sys.argv[1]): assert isinstance(json.loads(l), dict)' "$1"
+	else
+		perl -MJSON::PP -ne 'ref(decode_json($_)) eq "HASH" or die' "$1"
+	fi
+}
+
+# json_field FILE N EXPR: a value from line N of FILE, EXPR as in jq
+json_field() {
+	sed -n "${2}p" "$1" >"$T/one.json"
+	if command -v jq >/dev/null; then
+		jq -r "$3" "$T/one.json"
+	else
+		perl -MJSON::PP -e '
+			my $o = decode_json(do { local $/; <STDIN> });
+			my $v = $o; for my $k (grep { length } split /\./, $ARGV[0]) {
+				$v = $k =~ /^\[(\d+)\]$/ ? $v->[$1] : $v->{$k} }
+			print(defined $v ? (ref $v eq "JSON::PP::Boolean" ? ($v ? "true" : "false") : $v) : "null"), "\n"' \
+			"$(echo "$3" | sed 's/\[\([0-9]*\)\]/.[\1]/g')" <"$T/one.json"
+	fi
+}
+
+@test "--help describes the program and exits 0" {
+	run sudoku-race --help
+	assert_success
+	assert_output --partial "Usage: sudoku-race"
+	assert_output --partial "--workers"
+	assert_output --partial "--no-cache"
+	assert_output --partial "Exit status"
+}
+
+@test "--version prints the name and version" {
+	run sudoku-race --version
+	assert_success
+	assert_output --regexp '^sudoku-race \(sudoku-race\) [0-9]+\.[0-9]+'
+}
+
+@test "an unknown option is a usage error: exit 2" {
+	run --separate-stderr sudoku-race --frobnicate
+	assert_failure 2
+	assert_equal "$output" ""
+	[[ $stderr == *frobnicate* ]]
+}
+
+@test "a worker that does not exist is a usage error: exit 2, named" {
+	run --separate-stderr race --workers cp,nosuchworker "$DATA/easy9.txt"
+	assert_failure 2
+	[[ $stderr == *nosuchworker* ]]
+}
+
+@test "solves puzzles through the default portfolio: one line each, in order, exit 0" {
+	run race "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+}
+
+@test "reads standard input, '-', and several files in order" {
+	run bash -c "sudoku-race --no-cache < '$DATA/easy9.txt'"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	run bash -c "head -n 1 '$DATA/easy9.txt' | sudoku-race --no-cache '$DATA/easy9.txt' - '$DATA/4x4.txt'"
+	assert_success
+	assert_equal "${#lines[@]}" 5
+	assert_equal "${lines[3]}" "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_equal "${lines[4]}" "1324423124133142"
+}
+
+@test "answers in each puzzle's own notation, as the workers' filter mode does" {
+	for f in notation-dots notation-zeros notation-block notation-compact notation-numbers \
+		notation-rows notation-acs 4x4 16x16 16x16-hex 25x25 36x36; do
+		run race "$DATA/$f.txt"
+		assert_success
+		assert_equal "$output" "$(sudoku-cp "$DATA/$f.txt")"
+	done
+}
+
+@test "bad input lines get '#' lines naming the line; the others are solved; exit 1" {
+	good=$(head -n 1 "$DATA/easy9.txt")
+	{
+		echo "$good"
+		echo "${good:0:80}"
+		echo "${good:0:80}!"
+		echo "44${good:2}"
+		echo "$good"
+	} >"$T/in"
+	run race "$T/in"
+	assert_failure 1
+	assert_equal "${#lines[@]}" 5
+	assert_equal "${lines[0]}" "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_equal "${lines[1]}" "# invalid: $T/in: line 2: 80 cells, expected 81"
+	assert_equal "${lines[2]}" "# invalid: $T/in: line 3: illegal character '!' at row 9, column 9"
+	assert_equal "${lines[3]}" "# unsat: $T/in: line 4: value 4 twice in row 1 (row 1 column 1, row 1 column 2)"
+	assert_equal "${lines[4]}" "$(head -n 1 "$DATA/easy9.solutions")"
+	# from standard input, without the file's name
+	run bash -c "sudoku-race --no-cache < '$T/in'"
+	assert_equal "${lines[1]}" "# invalid: line 2: 80 cells, expected 81"
+}
+
+@test "a 1 MB line is refused, and the next puzzle is solved" {
+	{
+		head -c 1048576 /dev/zero | tr '\0' '.'
+		echo
+		head -n 1 "$DATA/easy9.txt"
+	} >"$T/in"
+	run race "$T/in"
+	assert_failure 1
+	assert_equal "${lines[0]}" "# invalid: $T/in: line 1: longer than 65536 bytes"
+	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
+}
+
+@test "binary garbage gives '#' lines, never a crash" {
+	head -c 8192 /dev/urandom >"$T/in"
+	run race "$T/in"
+	[ "$status" -le 1 ]
+	for l in "${lines[@]}"; do [[ $l == "#"* ]]; done
+}
+
+@test "a missing file: exit 2, named on stderr; the other files are still answered" {
+	run --separate-stderr race /nonexistent/puzzles.txt "$DATA/easy9.txt"
+	assert_failure 2
+	[[ $stderr == *"/nonexistent/puzzles.txt"* ]]
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+}
+
+@test "--pretty prints boxed grids that read back as the solutions" {
+	run race --pretty "$DATA/easy9.txt"
+	assert_success
+	assert_line --index 0 "+-------+-------+-------+"
+	echo "$output" >"$T/pretty"
+	run sudoku-race --no-cache "$T/pretty"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+}
+
+@test "--json: one object per puzzle that parses, with the verdict, winner and each worker's outcome" {
+	cat "$DATA/easy9.txt" >"$T/in"
+	echo "1234" >>"$T/in"
+	race --json --workers cp,"$(slowpoke 1)" "$T/in" >"$T/out" || true
+	run json_check "$T/out"
+	assert_success
+	assert_equal "$(wc -l <"$T/out")" 4
+	assert_equal "$(json_field "$T/out" 1 .status)" solved
+	assert_equal "$(json_field "$T/out" 1 .solution)" "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_equal "$(json_field "$T/out" 1 .winner)" cp
+	assert_equal "$(json_field "$T/out" 1 .cache)" false
+	assert_equal "$(json_field "$T/out" 1 '.workers[0].worker')" cp
+	assert_equal "$(json_field "$T/out" 1 '.workers[0].outcome')" won
+	assert_equal "$(json_field "$T/out" 4 .status)" invalid
+	[[ $(json_field "$T/out" 4 .reason) == *"line 4"* ]]
+}
+
+@test "--count: a unique puzzle is solved, several solutions and unsat are said so" {
+	sed -n 3p "$top_srcdir/puzzles/examples.txt" >"$T/in"  # several solutions
+	head -n 1 "$DATA/easy9.txt" >>"$T/in"
+	echo "12345678.........9$(printf '%.0s.' $(seq 63))" >>"$T/in" # no solution, no clash
+	run race --count "$T/in"
+	assert_failure 1
+	assert_equal "${lines[0]}" "# multiple solutions"
+	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_equal "${lines[2]}" "# unsat"
+	# without --count the first is solved with one of its solutions
+	race "$T/in" >"$T/out" || true
+	run verify "$T/in" "$T/out"
+	assert_line "2 ok, 1 none, 0 wrong"
+}
+
+@test "--list-workers: kind, sizes, status; a mute worker is unavailable" {
+	run race --list-workers
+	assert_success
+	assert_line --regexp '^cp +complete +2-8 +cpu +available'
+	run race --list-workers --workers cp,fake-mute,fake-liar
+	assert_success
+	assert_line --regexp '^fake-mute .*unavailable: no hello within 2 s'
+	assert_line --regexp '^fake-liar +complete +3-3 +cpu +available'
+}
+
+@test "a liar never wins: a slower correct worker does" {
+	run --separate-stderr race --stats --json --workers fake-liar,"$(slowpoke 0.5)" "$DATA/easy9.txt"
+	assert_success
+	echo "$output" >"$T/out"
+	for i in 1 2 3; do
+		assert_equal "$(json_field "$T/out" $i .solution)" "$(sed -n ${i}p "$DATA/easy9.solutions")"
+		assert_equal "$(json_field "$T/out" $i .winner)" "$(slowpoke 0.5)"
+		assert_equal "$(json_field "$T/out" $i '.workers[0].outcome')" "wrong answer"
+	done
+	# one warning, and the count in --stats
+	assert_equal "$(grep -c 'fake-liar sent a wrong answer' <<<"$stderr")" 1
+	assert_equal "$(stat_of fake-liar wrong <<<"$stderr")" 3
+	assert_equal "$(stat_of fake-liar won <<<"$stderr")" 0
+}
+
+@test "a liar alone: every puzzle unsolved, exit 1" {
+	run --separate-stderr race --workers fake-liar "$DATA/easy9.txt"
+	assert_failure 1
+	assert_equal "$output" "$(printf '# unsolved\n# unsolved\n# unsolved')"
+}
+
+@test "a crasher costs only itself; one that keeps dying is left out, with one warning" {
+	for i in $(seq 1 40); do cat "$DATA/easy9.txt"; done >"$T/in"
+	run --separate-stderr race --stats --workers fake-crasher,"$(slowpoke 0.03)" "$T/in"
+	assert_success
+	printf '%s\n' "${lines[@]}" >"$T/out"
+	run verify "$T/in" "$T/out"
+	assert_line "120 ok, 0 none, 0 wrong"
+	assert_equal "$(grep -c 'worker fake-crasher: died or hung 4 times in a row; left out' <<<"$stderr")" 1
+}
+
+@test "a hanger is killed within the grace, and the race goes on" {
+	SECONDS=0
+	run --separate-stderr race --stats --grace 0.1 --workers fake-hanger,"$(slowpoke 0.1)" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	[ "$(stat_of fake-hanger killed <<<"$stderr")" -ge 1 ]
+	# it would hang for ever: it was killed, not waited for
+	[ $SECONDS -lt 10 ]
+}
+
+@test "an endless line: the worker is restarted, the race goes on" {
+	run --separate-stderr race --workers fake-flooder,"$(slowpoke 0.4)" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	[[ $stderr == *"fake-flooder broke the protocol (a line longer than 65536 bytes)"* ]]
+}
+
+@test "a progress storm: the answers are right and the progress lines throttled" {
+	run --separate-stderr race --progress --workers fake-flooder:mode=progress,"$(slowpoke 0.5)" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	n=$(grep -c 'fake-flooder:mode=progress: nodes=1 cost=7' <<<"$stderr")
+	[ "$n" -ge 1 ]
+	[ "$n" -le 10 ]
+}
+
+@test "--progress on a terminal: a live display with a row per worker, redrawn in place" {
+	command -v script >/dev/null || skip "script (util-linux) is not installed"
+	run script -q -e -c "sudoku-race --no-cache -j 1 --progress --workers '$(slowpoke 0.4)' '$DATA/easy9.txt'" /dev/null
+	assert_success
+	[[ $output == *$'\e[2Ksudoku-race: 3 puzzles read'* ]]
+	[[ $output == *$'\e[2K  fake-slowpoke'*busy*"puzzle 1"* ]]
+	[[ $output == *$'\e[2A\e[J'* ]]
+	[[ $output == *"$(sed -n 3p "$DATA/easy9.solutions")"* ]]
+}
+
+@test "a mute worker is not waited for" {
+	run race --workers fake-mute,"$(slowpoke 0.05)" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+}
+
+@test "order is kept with fast and slow puzzles finishing out of order" {
+	# six puzzles, the slowpoke's time on each set so that later ones finish first
+	grep -v '^#' "$top_srcdir/puzzles/acs-logic-solvable.txt" | head -n 6 >"$T/in"
+	sudoku-cp "$T/in" >"$T/expected"
+	printf '0.8\n0\n0.5\n0\n0.3\n0.1\n' >"$T/delays"
+	paste -d' ' "$T/in" "$T/expected" "$T/delays" >"$T/answers"
+	run race -j 3 --workers "fake-slowpoke:answers=$T/answers" "$T/in"
+	assert_success
+	assert_equal "$output" "$(cat "$T/expected")"
+}
+
+@test "--timeout: '# timeout after N s', exit 1" {
+	run race --timeout 0.3 --workers "$(slowpoke 30)" "$DATA/easy9.txt"
+	assert_failure 1
+	assert_equal "${lines[0]}" "# timeout after 0.3 s"
+	assert_equal "${#lines[@]}" 3
+}
+
+@test "-j 2: two sets of workers, answers in input order" {
+	for i in $(seq 1 20); do cat "$DATA/easy9.txt"; done >"$T/in"
+	run --separate-stderr race -j 2 --stats "$T/in"
+	assert_success
+	[[ $stderr == *"2 sets of workers"* ]]
+	printf '%s\n' "${lines[@]}" >"$T/out"
+	run verify "$T/in" "$T/out"
+	assert_line "60 ok, 0 none, 0 wrong"
+}
+
+@test "a size no worker takes: '# unsupported'" {
+	run race --workers fake-liar "$DATA/4x4.txt"
+	assert_failure 1
+	assert_output "# unsupported: $DATA/4x4.txt: line 1: no available worker takes 4x4 grids"
+}
+
+@test "a worker entry with options; one that cannot start is left out with one warning" {
+	run --separate-stderr race --stats --json --workers cp:seed=2 "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$(stat_of cp:seed=2 status <<<"$stderr")" ok
+	[[ ${lines[0]} == *'"winner":"cp:seed=2"'* ]]
+	# an entry twice: two workers, told apart
+	run --separate-stderr race --stats --workers cp,cp "$DATA/easy9.txt"
+	assert_success
+	[ -n "$(stat_of cp sent <<<"$stderr")" ]
+	[ -n "$(stat_of 'cp#2' sent <<<"$stderr")" ]
+	# sudoku-cp --frobnicate=1 is a usage error: it dies before hello, again
+	# and again, while the slowpoke takes its time
+	run --separate-stderr race --stats --workers cp:frobnicate=1,"$(slowpoke 0.8)" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$(grep -c 'worker cp:frobnicate=1: failed to start 4 times in a row; left out' <<<"$stderr")" 1
+	assert_equal "$(stat_of cp:frobnicate=1 nohello <<<"$stderr")" 4
+}
+
+# signal_ends SIG STATUS: the racer, busy with slow workers, gets SIG and
+# exits with STATUS (the teardown checks that every worker went too)
+signal_ends() {
+	sudoku-race --no-cache --workers "$(slowpoke 30)",fake-hanger "$DATA/easy9.txt" >"$T/out" &
+	pid=$!
+	sleep 0.5
+	kill -"$1" $pid
+	wait $pid || status=$?
+	assert_equal "$status" "$2"
+}
+
+@test "SIGINT stops every worker: exit 130" {
+	signal_ends INT 130
+}
+
+@test "SIGTERM stops every worker: exit 143" {
+	signal_ends TERM 143
+}
+
+@test "SIGTERM is heard while a large file is answered from the cache" {
+	head -n 1 "$DATA/easy9.txt" >"$T/one"
+	sudoku-race --cache "$T/c" "$T/one" >/dev/null
+	yes "$(head -n 1 "$DATA/easy9.txt")" | head -n 400000 >"$T/in"
+	sudoku-race --cache "$T/c" "$T/in" >"$T/out" &
+	pid=$!
+	sleep 0.2
+	kill -TERM $pid
+	wait $pid || status=$?
+	assert_equal "$status" 143
+}
+
+@test "the workers die with the racer even when it is SIGKILLed" {
+	sudoku-race --no-cache -j 2 --workers "$(slowpoke 30)",fake-hanger "$DATA/easy9.txt" >"$T/out" &
+	pid=$!
+	for _ in $(seq 1 50); do
+		[ -n "$(leftovers | grep fake-hanger)" ] && break
+		sleep 0.1
+	done
+	[ -n "$(leftovers | grep fake-hanger)" ]
+	kill -KILL $pid
+	wait $pid || status=$?
+	assert_equal "$status" 137
+}
+
+@test "| head -1 ends cleanly with status 0, leaving nothing behind" {
+	for i in $(seq 1 3000); do cat "$DATA/easy9.txt"; done >"$T/in"
+	run bash -c "sudoku-race --no-cache '$T/in' | head -n 1; echo \"status \${PIPESTATUS[0]}\""
+	assert_success
+	assert_line --index 0 "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_line --index 1 "status 0"
+	run bash -c "cat '$T/in' | sudoku-race --no-cache | head -n 1; echo \"status \${PIPESTATUS[1]}\""
+	assert_line --index 1 "status 0"
+}
+
+@test "a slow producer: each answer comes before the next puzzle is written" {
+	coproc R { exec sudoku-race --no-cache 2>/dev/null; }
+	pid=$R_PID
+	while IFS= read -r p && IFS= read -r s <&5; do
+		echo "$p" >&"${R[1]}"
+		IFS= read -r -t 10 answer <&"${R[0]}"
+		assert_equal "$answer" "$s"
+	done <"$DATA/easy9.txt" 5<"$DATA/easy9.solutions"
+	exec {R[1]}>&-
+	wait "$pid"
+}
+
+@test "installed layout: the racer finds the workers beside itself" {
+	mkdir -p "$T/prefix/bin"
+	cp "$(command -v sudoku-race)" "$(command -v sudoku-cp)" "$T/prefix/bin/"
+	run env PATH=/usr/bin:/bin "$T/prefix/bin/sudoku-race" --no-cache "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	run env PATH=/usr/bin:/bin "$T/prefix/bin/sudoku-race" --list-workers
+	assert_line --regexp "^cp +complete .*available: $T/prefix/bin/sudoku-cp"
+	# without sudoku-cp, the name cp does not fall back on /bin/cp
+	mkdir -p "$T/alone"
+	cp "$(command -v sudoku-race)" "$T/alone/"
+	run --separate-stderr env PATH=/usr/bin:/bin "$T/alone/sudoku-race" --no-cache --workers cp "$DATA/easy9.txt"
+	assert_failure 2
+	[[ $stderr == *"no worker program 'cp'"* ]]
+}
