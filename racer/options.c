@@ -55,8 +55,10 @@ static void print_help(void)
 	       "                         a program on the PATH, or a path. Default: every worker\n"
 	       "                         found among %s",
 	       PROGRAM, default_worker_names[0]);
-	for (int i = 1; default_worker_names[i]; i++)
-		printf(",%s", default_worker_names[i]);
+	for (int i = 1; default_worker_names[i]; i++) {
+		char entry[128];
+		printf(",%s", default_entry(i, entry, sizeof entry));
+	}
 	printf("\n"
 	       "      --list-workers     show the workers found: kind, sizes, device, status\n"
 	       "  -j, --jobs=N           N sets of workers, for N puzzles at once (default: the\n"

@@ -127,6 +127,8 @@ extern int nspecs;
 
 /* The default portfolio, in order. */
 extern const char *const default_worker_names[];
+/* Default portfolio entry i (NAME or NAME:OPTIONS) written into buf. */
+const char *default_entry(int i, char *buf, size_t size);
 
 /* Builds the portfolio from --workers (or the defaults that are found).
  * Exits 2 with a message when a named worker is missing. */
