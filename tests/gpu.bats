@@ -247,6 +247,22 @@ solves() {
 	expect_line '^solution c '
 }
 
+@test "protocol: cancel of one puzzle of a running batch is acknowledged at once, once" {
+	start_session sudoku-gpu --emulate --method=spbf --protocol --batch=4
+	expect_line '^hello '
+	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt")"
+	sleep 0.3
+	send "cancel a"
+	expect_line '^(cancelled|solution|gaveup) a$' 1
+	[[ $line == "cancelled a" ]]
+	send "cancel b"
+	expect_line '^cancelled b$' 2
+	send "ping done"
+	expect_line '^pong done$' 2
+	# nothing more about a: one final message per request
+	for l in "${seen[@]}"; do [[ $l != *" a"* ]]; done
+}
+
 @test "filter mode: a time limit ends an emulated search in time, each method" {
 	for m in spbf opbf pdlx; do
 		start=$(date +%s%N)

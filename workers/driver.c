@@ -440,6 +440,7 @@ struct job {
 	uint64_t seed;
 	long limit_ms, count, progress_ms;
 	atomic_bool cancelled;
+	bool acked; /* its cancel was acknowledged while its batch ran on */
 	struct grid grid;
 };
 
@@ -531,7 +532,8 @@ static void handle_cancel(const char *id)
 	pthread_mutex_lock(&queue_lock);
 	for (int i = 0; i < nrunning; i++) {
 		if (strcmp(running[i]->id, id) == 0) {
-			atomic_store(&running[i]->cancelled, true);
+			struct job *j = running[i];
+			atomic_store(&j->cancelled, true);
 			bool all = true;
 			for (int k = 0; k < nrunning; k++)
 				all &= atomic_load(&running[k]->cancelled);
@@ -539,7 +541,15 @@ static void handle_cancel(const char *id)
 				int none = STOP_NONE;
 				atomic_compare_exchange_strong(&running_ctx->stop, &none, STOP_CANCEL);
 			}
+			/* a batch that goes on for the others must not hold this
+			 * acknowledgement back (PROTOCOL.md 8): send it now, and
+			 * nothing when the batch ends */
+			bool ack_now = !all && !j->acked;
+			if (ack_now)
+				j->acked = true;
 			pthread_mutex_unlock(&queue_lock);
+			if (ack_now)
+				send_line("cancelled %s", id);
 			return;
 		}
 	}
@@ -634,6 +644,8 @@ static void send_final(const struct job *j, enum solve_status st, const struct s
 		       enum stop_reason why, double ms)
 {
 	char grid[GRID_MAX_CELLS * 3 + 1];
+	if (j->acked)
+		return;
 	if (atomic_load(&j->cancelled)) {
 		send_line("cancelled %s", j->id);
 		return;
