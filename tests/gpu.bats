@@ -250,7 +250,12 @@ solves() {
 @test "protocol: cancel of one puzzle of a running batch is acknowledged at once, once" {
 	start_session sudoku-gpu --emulate --method=spbf --protocol --batch=4
 	expect_line '^hello '
-	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt")"
+	# x keeps the worker busy while a and b queue up; cancelling x lets
+	# the worker take a and b as one batch
+	send "solve x $(cat "$DATA/hard25.txt")"
+	sleep 0.2
+	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt")" "cancel x"
+	expect_line '^cancelled x$' 2
 	sleep 0.3
 	send "cancel a"
 	expect_line '^(cancelled|solution|gaveup) a$' 1
