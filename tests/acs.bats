@@ -12,11 +12,6 @@ setup() {
 	HARD25="$DATA/hard25.txt"
 }
 
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 acs() {
 	sudoku-acs --time-limit 60 "$@"
 }

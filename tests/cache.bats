@@ -13,10 +13,6 @@ setup() {
 	C="$XDG_CACHE_HOME/sudoku-race"
 }
 
-teardown() {
-	assert_no_leftovers
-}
-
 stat_line() { # the "cache:" line of --stats, from stderr
 	grep 'sudoku-race: cache: [0-9]* hits' <<<"$stderr"
 }

@@ -31,15 +31,6 @@ setup_file() {
 	fi
 }
 
-setup() {
-	leak_setup
-}
-
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 # The tests that need a search that lasts use hard25.txt, a 25x25 puzzle
 # no worker finishes quickly; a worker that takes no 25x25 skips them.
 need_hard25() {

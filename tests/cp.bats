@@ -6,15 +6,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-setup() {
-	leak_setup
-}
-
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 # solve_requests FILE PREFIX [FIELDS]: the puzzles of FILE as protocol
 # requests "solve PREFIXn PUZZLE FIELDS".
 solve_requests() {

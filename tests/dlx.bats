@@ -7,15 +7,6 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-setup() {
-	leak_setup
-}
-
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 PUZZLES="$top_srcdir/puzzles"
 NORVIG=".....5.8....6.1.43..........1.5........1.6...3.......553.....61........4........."
 # serg's benchmark (tdoku's puzzles7_serg_benchmark) line 1780: exactly 2

@@ -4,15 +4,6 @@
 
 load helpers
 
-setup() {
-	leak_setup
-}
-
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 @test "--pretty prints a boxed grid" {
 	run sudoku-cp --pretty "$DATA/4x4.txt"
 	assert_success

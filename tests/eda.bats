@@ -19,11 +19,6 @@ setup() {
 	printf '%s\n' "$EASY" "$MEDIUM" "$HARD" >"$BATS_TEST_TMPDIR/paper.txt"
 }
 
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 # solves FILE with ARGS and checks every answer with the project's verifier
 solves_all() {
 	local file=$1

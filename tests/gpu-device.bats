@@ -18,11 +18,6 @@ setup() {
 	UNSAT="...679.3....3..795.79..4.1.623..715989425136....96382...189657323.74..817..13.946"
 }
 
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 solves() {
 	local file=$1
 	shift

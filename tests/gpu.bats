@@ -13,11 +13,6 @@ setup() {
 	MULTI="8.........95.......76.........426798...571243...893165......916....3.487....1.532"
 }
 
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 # solves FILE [OPTIONS...]: runs the emulated worker on FILE and checks every
 # answer with the project's own verification.
 solves() {

@@ -16,6 +16,17 @@ leak_setup() {
 	export SRACE_TEST_TAG="t$$.$BATS_TEST_NUMBER.$RANDOM"
 }
 
+# Every test starts tagged and ends with no program of its own left
+# running; a suite that needs more defines its own setup or teardown.
+setup() {
+	leak_setup
+}
+
+teardown() {
+	end_session
+	assert_no_leftovers
+}
+
 # Lists leftover processes of this test (our programs and the fakes).
 leftovers() {
 	local pid comm

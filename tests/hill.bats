@@ -14,15 +14,6 @@ UNSAT9=.....5.8....6.1.43..........1.5........1.6...3.......553.....61........4.
 # of its row: the only state of the search space is no solution.
 UNSAT4=.21434.221434321
 
-setup() {
-	leak_setup
-}
-
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 hill() {
 	sudoku-hill --time-limit 60 "$@"
 }

@@ -15,10 +15,6 @@ setup() {
 	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
 }
 
-teardown() {
-	assert_no_leftovers
-}
-
 # slowpoke [DELAY]: a well-behaved worker entry that answers after DELAY s
 slowpoke() {
 	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"

@@ -12,15 +12,6 @@ UNSAT9=.....5.8....6.1.43..........1.5........1.6...3.......553.....61........4.
 # AC3 on the givens alone empties the domain of row 1 column 1.
 UNSAT4=.21434.221434321
 
-setup() {
-	leak_setup
-}
-
-teardown() {
-	end_session
-	assert_no_leftovers
-}
-
 tabu() {
 	sudoku-tabu --time-limit 60 "$@"
 }
