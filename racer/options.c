@@ -11,11 +11,12 @@
 
 #include "racer.h"
 
-struct options opt = {.grace_s = 0.2};
+struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10};
 
 enum {
 	OPT_LIST_WORKERS = 256,
 	OPT_GRACE,
+	OPT_HELLO_TIMEOUT,
 	OPT_STATS,
 	OPT_JSON,
 	OPT_PRETTY,
@@ -66,6 +67,9 @@ static void print_help(void)
 	       "  -t, --timeout=SECS     give up on a puzzle after SECS seconds of racing\n"
 	       "      --grace=SECS       time a worker has to acknowledge a cancel before it is\n"
 	       "                         killed and restarted (default 0.2; '150ms' also works)\n"
+	       "      --hello-timeout=SECS  time a worker has to say hello after it starts, before\n"
+	       "                         it is killed and started again (default 10: a GPU worker\n"
+	       "                         starting CUDA beside others can take seconds)\n"
 	       "  -c, --count            check uniqueness with a complete worker: a puzzle with\n"
 	       "                         several solutions gets '# multiple solutions'\n"
 	       "  -s, --seed=N           the seed every worker uses (unless its entry sets one)\n"
@@ -117,6 +121,7 @@ void options_parse(int argc, char **argv)
 		{"jobs", required_argument, NULL, 'j'},
 		{"timeout", required_argument, NULL, 't'},
 		{"grace", required_argument, NULL, OPT_GRACE},
+		{"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
 		{"count", no_argument, NULL, 'c'},
 		{"seed", required_argument, NULL, 's'},
 		{"progress", no_argument, NULL, 'p'},
@@ -156,6 +161,9 @@ void options_parse(int argc, char **argv)
 			break;
 		case OPT_GRACE:
 			opt.grace_s = parse_seconds("grace", optarg, 0);
+			break;
+		case OPT_HELLO_TIMEOUT:
+			opt.hello_timeout_s = parse_seconds("hello-timeout", optarg, 0.001);
 			break;
 		case 'c':
 			opt.count = true;

@@ -25,8 +25,6 @@
 
 #include "racer.h"
 
-/* PROTOCOL.md 5: the racer waits two seconds for hello. */
-#define HELLO_TIMEOUT_MS 2000
 /* Deaths in a row (without a well-formed answer between) before an entry is
  * left out; the first restarts wait 25, 100, 400 ms. */
 #define MAX_STRIKES 4
@@ -460,7 +458,7 @@ static void proc_dead(struct proc *p, enum outcome why, bool strike)
 				 was == PROC_STARTING ? "failed to start" : "died or hung", s->strikes);
 	} else if (probe_mode && s->status == SPEC_OK && !s->hello_seen) {
 		spec_out(s, SPEC_UNAVAILABLE, false, "%s",
-			 was == PROC_STARTING && why == OUT_KILLED ? "no hello within 2 s" : "exited before hello");
+			 was == PROC_STARTING && why == OUT_KILLED ? "no hello in time (--hello-timeout)" : "exited before hello");
 	}
 	maybe_finished(p);
 }
@@ -592,7 +590,7 @@ static void proc_spawn(struct proc *p)
 	bufferevent_setcb(p->to, NULL, NULL, to_event_cb, p);
 	bufferevent_enable(p->from, EV_READ);
 	bufferevent_enable(p->to, EV_WRITE);
-	timer_in(p, HELLO_TIMEOUT_MS);
+	timer_in(p, opt.hello_timeout_s * 1000);
 }
 
 void pool_init(int sets, bool probe)

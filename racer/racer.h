@@ -69,6 +69,7 @@ struct options {
 	int nworker_lists;
 	double timeout_s;    /* 0: none */
 	double grace_s;
+	double hello_timeout_s;
 	bool progress, stats, json, pretty, count;
 	bool seed_set;
 	uint64_t seed;

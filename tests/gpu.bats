@@ -194,6 +194,11 @@ solves() {
 	solves "$BATS_TEST_TMPDIR/in" --method=spbf --batch=32
 }
 
+@test "batch: a full batch of 8192 puzzles in filter mode (its results are not on the stack)" {
+	for i in $(seq 1 2100); do cat "$DATA/gpu-9x9.txt"; done >"$BATS_TEST_TMPDIR/in"
+	solves "$BATS_TEST_TMPDIR/in" --method=spbf --batch=8192 --expand=1
+}
+
 @test "protocol: queued solves go as one batch, answered in order, with counts" {
 	mapfile -t p <"$DATA/gpu-9x9.txt"
 	run bash -c "printf 'solve a %s\nsolve b %s count=5\nsolve c %s\nsolve d %s\nsolve e %s\n' \

@@ -209,9 +209,9 @@ json_field() {
 	run race --list-workers
 	assert_success
 	assert_line --regexp '^cp +complete +2-8 +cpu +available'
-	run race --list-workers --workers cp,fake-mute,fake-liar
+	run race --list-workers --hello-timeout 0.5 --workers cp,fake-mute,fake-liar
 	assert_success
-	assert_line --regexp '^fake-mute .*unavailable: no hello within 2 s'
+	assert_line --regexp '^fake-mute .*unavailable: no hello in time \(--hello-timeout\)'
 	assert_line --regexp '^fake-liar +complete +3-3 +cpu +available'
 }
 
@@ -280,6 +280,15 @@ json_field() {
 	[[ $output == *$'\e[2K  fake-slowpoke'*busy*"puzzle 1"* ]]
 	[[ $output == *$'\e[2A\e[J'* ]]
 	[[ $output == *"$(sed -n 3p "$DATA/easy9.solutions")"* ]]
+}
+
+@test "a worker slow to say hello (a GPU worker starting CUDA) is waited for" {
+	run --separate-stderr race --workers "$(slowpoke 0.05):hello-delay=2.5" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	run race --hello-timeout 0.5 --workers "$(slowpoke 0.05):hello-delay=2.5" "$DATA/easy9.txt"
+	assert_failure 1
+	assert_line --partial "no available worker"
 }
 
 @test "a mute worker is not waited for" {

@@ -788,11 +788,16 @@ static int protocol_main(void)
 			queue_tail = NULL;
 		nrunning = n;
 		pthread_mutex_unlock(&queue_lock);
-		struct job *copy[n];
-		memcpy(copy, jobs, sizeof copy);
+		struct job **copy = malloc((size_t)n * sizeof *copy);
+		if (!copy) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+		memcpy(copy, jobs, (size_t)n * sizeof *copy);
 		solve_jobs(copy, n);
 		for (int i = 0; i < n; i++)
 			free(copy[i]);
+		free(copy);
 	}
 	return 0;
 }
@@ -874,13 +879,20 @@ static void flush_pending(void)
 	int first = 0;
 	while (first < npending) {
 		/* the puzzles of one call: a run of up to opt.batch to solve */
-		struct pending *run[npending];
+		/* on the heap: a batch of 8192 results would be tens of MB of stack */
+		struct pending **run = malloc((size_t)npending * sizeof *run);
+		if (!run) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
 		int n = 0;
 		for (int i = first; i < npending && n < opt.batch; i++)
 			if (pending[i].solve)
 				run[n++] = &pending[i];
-		if (n == 0)
+		if (n == 0) {
+			free(run);
 			break;
+		}
 		struct worker_ctx ctx;
 		char where[128];
 		if (input_name)
@@ -903,20 +915,27 @@ static void flush_pending(void)
 				run[i]->st = ALGO.solve(&run[i]->item.grid, &run[i]->res, &ctx);
 			}
 		} else {
-			const struct grid *grids[n];
-			struct solve_result res[n];
-			enum solve_status st[n];
+			const struct grid **grids = malloc((size_t)n * sizeof *grids);
+			struct solve_result *res = calloc((size_t)n, sizeof *res);
+			enum solve_status *st = malloc((size_t)n * sizeof *st);
+			if (!grids || !res || !st) {
+				fprintf(stderr, "%s: out of memory\n", program);
+				exit(2);
+			}
 			for (int i = 0; i < n; i++)
 				grids[i] = &run[i]->item.grid;
-			memset(res, 0, sizeof res);
 			ALGO.solve_batch(grids, n, res, st, &ctx);
 			for (int i = 0; i < n; i++) {
 				run[i]->res = res[i];
 				run[i]->st = st[i];
 			}
+			free(grids);
+			free(res);
+			free(st);
 		}
 		/* the answered part ends just after the last puzzle of the run */
 		int last = (int)(run[n - 1] - pending);
+		free(run);
 		for (int i = first; i <= last; i++) {
 			print_pending(&pending[i]);
 			if (pending[i].failed)
