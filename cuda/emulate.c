@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "bf_tree.h"
+#include "cp_tree.h"
 #include "dlx_tree.h"
 #include "gpu_run.h"
 #include "opbf_team.h"
@@ -94,6 +95,40 @@ static int emulate_spbf(struct emu *e, char *err, size_t errsz)
 	}
 	free(t);
 	free(shared);
+	free(active);
+	return 0;
+}
+
+/* CP: cpt_kernel's thread body, one resident thread after another. */
+static int emulate_cpt(struct emu *e, char *err, size_t errsz)
+{
+	const struct gpu_launch *L = &e->L;
+	long nslots = resident(L->ntrees, (long)sizeof(struct cpt_tree));
+	struct cpt_tree *t = calloc((size_t)nslots, sizeof *t);
+	char *active = calloc((size_t)nslots, 1);
+	if (!t || !active) {
+		free(t);
+		free(active);
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	int next = 0;
+	for (long running = 1; running;) {
+		running = 0;
+		for (long s = 0; s < nslots; s++) {
+			if (!active[s]) {
+				if (next == L->ntrees)
+					continue;
+				cpt_begin(&t[s], L, next++);
+				active[s] = 1;
+			}
+			running = 1;
+			if (!cpt_slice(&t[s], L))
+				active[s] = 0;
+			emu_poll(e);
+		}
+	}
+	free(t);
 	free(active);
 	return 0;
 }
@@ -267,6 +302,9 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 	case GPU_PDLX:
 		job->threads_used = job->threads;
 		return emulate_pdlx(&e, err, errsz);
+	case GPU_CPT:
+		job->threads_used = job->threads;
+		return emulate_cpt(&e, err, errsz);
 	}
 	snprintf(err, errsz, "unknown method");
 	return -1;

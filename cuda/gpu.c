@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "expand.h"
 #include "gpu_run.h"
@@ -22,36 +23,46 @@ static int expand_size;       /* 0: the method's default */
 static int threads_per_block; /* 0: the default */
 static bool emulate;
 static int dlx_column = ORDER_ROWS;
+static bool timing;
 
 /* Help lines continue under the first, at column 26; the driver adds
  * " (default ...)" after the last. */
 #define MORE "\n                         "
 #define LAST "\n                        "
 static const struct worker_option gpu_options[] = {
-	{"method", OPT_CHOICE, &method, 0, 0, "spbf|opbf|pdlx",
-	 "the search on the GPU (§3):" MORE
+	{"method", OPT_CHOICE, &method, 0, 0, "spbf|opbf|pdlx|cp",
+	 "the search on the GPU (§3, and one more):" MORE
 	 "spbf: a thread per tree, boxes 2x2 to 8x8 (4x4 to 64x64)" MORE
 	 "opbf: N×N threads per tree, boxes 2x2 to 5x5 (a thread per" MORE
 	 "  cell, 1024 per block: 4x4 to 25x25)" MORE
-	 "pdlx: Dancing Links per thread, boxes 2x2 to 8x8" LAST},
+	 "pdlx: Dancing Links per thread, boxes 2x2 to 8x8" MORE
+	 "cp: not the paper's: a thread per puzzle, propagation and" MORE
+	 "  fewest-candidates search (sudoku-cp's), 4x4 and 9x9; the" MORE
+	 "  method for batches of hard 9x9 puzzles" LAST},
 	{"expand", OPT_INT, &expand_size, 0, 1 << 22, NULL,
 	 "expand size s: search trees per puzzle from the CPU's" MORE
 	 "breadth-first expansion; 0: the launch's total shared by" MORE
-	 "its puzzles (SPBF 32768, OPBF 2048, PDLX 8192; at least 1)" LAST},
+	 "its puzzles (SPBF 32768, OPBF 2048, PDLX 8192; at least 1;" MORE
+	 "CP 1)" LAST},
 	{"threads", OPT_INT, &threads_per_block, 0, 1024, NULL,
-	 "threads per block of SPBF and PDLX; 0: 64 (SPBF takes fewer" MORE
+	 "threads per block of SPBF, PDLX and CP; 0: 64 (SPBF takes fewer" MORE
 	 "when the shared memory holds fewer boards)" LAST},
 	{"dlx-column", OPT_CHOICE, &dlx_column, 0, 0, "first|min",
 	 "PDLX's column to branch on: first (Algorithm 3, the brute" MORE
 	 "force's order) or min (the smallest, Knuth's heuristic)" LAST},
 	{"emulate", OPT_FLAG, &emulate, 0, 0, NULL,
 	 "run the kernels' code on the CPU (no GPU needed)" LAST},
+	{"timing", OPT_FLAG, &timing, 0, 0, NULL,
+	 "print each launch's puzzles, trees and times (the CPU's" MORE
+	 "expansion; transfers and kernel) on standard error" LAST},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
 /* Table 2's best parameters, the most frequent per method: trees per
  * launch, and threads per block. */
-static const long default_trees[] = {[GPU_SPBF] = 32768, [GPU_OPBF] = 2048, [GPU_PDLX] = 8192};
+static const long default_trees[] = {[GPU_SPBF] = 32768, [GPU_OPBF] = 2048, [GPU_PDLX] = 8192,
+				     /* propagation leaves little to share out: a tree per puzzle */
+				     [GPU_CPT] = 1};
 #define DEFAULT_THREADS 64
 /* The most a launch's trees take on the host (and, copied, on the device). */
 #define FRONTIER_BYTES (256L << 20)
@@ -108,6 +119,13 @@ static void hook_progress(void *arg, uint64_t nodes, uint64_t trees_done, uint64
 {
 	worker_progress(arg, "trees=%llu/%llu nodes=%llu", (unsigned long long)trees_done,
 			(unsigned long long)trees, (unsigned long long)nodes);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 /* --- Algorithm 4 for puzzles of one size --- */
@@ -175,6 +193,7 @@ static void solve_group(struct group *g)
 		frontier_clear(&f);
 		int k = 0;
 		bool stopped = false;
+		double t0 = now_ms();
 		while (start + k < g->n && (k == 0 || (f.n + s) * cells <= FRONTIER_BYTES)) {
 			int i = g->index[start + k];
 			struct expand_result er;
@@ -213,8 +232,12 @@ static void solve_group(struct group *g)
 			job.threads = threads_per_block ? threads_per_block : DEFAULT_THREADS;
 			job.order = dlx_column;
 			char err[200] = "";
+			double t1 = now_ms();
 			int rc = emulate ? gpu_emulate(&job, &hooks, err, sizeof err)
 					 : gpu_cuda_run(&job, &hooks, err, sizeof err);
+			if (timing)
+				fprintf(stderr, "sudoku-gpu: launch: %d puzzles, %ld trees: expansion %.3f ms, "
+						"transfers and kernel %.3f ms\n", k, (long)f.n, t1 - t0, now_ms() - t1);
 			if (rc < 0) {
 				char why[128];
 				snprintf(why, sizeof why, "%s: %s", emulate ? "emulation" : "CUDA", err);

@@ -20,7 +20,9 @@
 #endif
 #define GPU_FN static inline GPU_HD
 
-enum gpu_method { GPU_SPBF, GPU_OPBF, GPU_PDLX };
+/* SPBF, OPBF, PDLX: the paper's (§3); CPT: constraint propagation per
+ * thread, the batch method (cuda/cp_tree.h) */
+enum gpu_method { GPU_SPBF, GPU_OPBF, GPU_PDLX, GPU_CPT };
 
 /* The result of running a tree's search for a while. */
 enum tree_state { TREE_RUNNING, TREE_SOLVED, TREE_EXHAUSTED };

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "bf_tree.h"
+#include "cp_tree.h"
 #include "dlx_tree.h"
 #include "gpu_run.h"
 #include "opbf_team.h"
@@ -65,6 +66,19 @@ __global__ void pdlx_kernel(struct gpu_launch L)
 			}
 }
 
+/* CP: thread i of the grid searches tree i; its levels are in local
+ * memory (each thread's own, cached in L1). */
+__global__ void cpt_kernel(struct gpu_launch L)
+{
+	int tree = blockIdx.x * blockDim.x + threadIdx.x;
+	if (tree >= L.ntrees)
+		return;
+	struct cpt_tree t;
+	cpt_begin(&t, &L, tree);
+	while (cpt_slice(&t, &L)) {
+	}
+}
+
 /* --- the host side --- */
 
 /* A device buffer kept from launch to launch, grown on demand. */
@@ -82,6 +96,7 @@ static struct {
 	int32_t *stop_dev;        /* device memory: the kernels' stop flag */
 	uint64_t *status_host;    /* pinned: trees done, read during a run */
 	struct dev_buffer trees, tree_puzzle, ctl, solutions, trees_done, dlx;
+	bool cpt_stack_set;
 } cu;
 
 static int fail(char *err, size_t errsz, const char *what, cudaError_t e)
@@ -243,6 +258,17 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		blocks = (long)((workers + (size_t)threads - 1) / (size_t)threads);
 		break;
 	}
+	case GPU_CPT:
+		threads = job->threads;
+		blocks = (long)((ntrees + (size_t)threads - 1) / (size_t)threads);
+		/* the levels are the kernel's frame: room for them in local memory
+		 * (set once: a change of the limit reallocates it) */
+		if (!cu.cpt_stack_set) {
+			if ((e = cudaDeviceSetLimit(cudaLimitStackSize, sizeof(struct cpt_tree) + 1024)) != cudaSuccess)
+				return fail(err, errsz, "CP local memory", e);
+			cu.cpt_stack_set = true;
+		}
+		break;
 	}
 	job->threads_used = threads;
 
@@ -269,6 +295,9 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		break;
 	case GPU_PDLX:
 		pdlx_kernel<<<(unsigned)blocks, threads, 0, cu.run>>>(L);
+		break;
+	case GPU_CPT:
+		cpt_kernel<<<(unsigned)blocks, threads, 0, cu.run>>>(L);
 		break;
 	}
 	if ((e = cudaGetLastError()) != cudaSuccess)

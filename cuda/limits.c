@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bf_tree.h"
+#include "cp_tree.h"
 #include "dlx_tree.h"
 #include "gpu_run.h"
 #include "opbf_team.h"
@@ -50,6 +51,9 @@ int gpu_method_max_box(enum gpu_method m, const struct gpu_limits *lim)
 			break;
 		case GPU_PDLX: /* one thread's Dancing Links in global memory */
 			ok = dlx_workspace_words(box) * 4 <= lim->global_mem / 4;
+			break;
+		case GPU_CPT: /* a 16-bit mask per cell, a fixed stack of levels */
+			ok = box <= CPT_MAX_BOX;
 			break;
 		}
 		if (ok)

@@ -110,6 +110,28 @@ solves() {
 	assert_output --regexp "^# unsupported: .*: line 1: gpu takes box sizes 2 to 5, not 36x36$"
 }
 
+@test "CP (not the paper's): 4x4, 9x9, the 17-clue puzzles, counting, unsat; refuses 16x16" {
+	solves "$DATA/4x4.txt" --method=cp
+	solves "$DATA/gpu-9x9.txt" --method=cp
+	solves "$DATA/easy9.txt" --method=cp
+	solves "$DATA/easy9.txt" --method=cp --expand=50 --threads=32
+	for s in 1 7 500; do
+		run $G --method=cp --expand=$s --count=100000 <<<"$MULTI"
+		assert_failure 1
+		assert_output "# multiple solutions: 872"
+		run $G --method=cp --expand=$s <<<"$UNSAT"
+		assert_failure 1
+		assert_output "# unsat"
+	done
+	run $G --method=cp --count=5 <<<"$MULTI"
+	assert_output "# multiple solutions: at least 5"
+	run bash -c "$G --method=cp --protocol </dev/null | head -n 1"
+	assert_output --regexp " sizes=2-3 device=cpu "
+	run $G --method=cp "$DATA/16x16.txt"
+	assert_failure 1
+	assert_output --regexp "^# unsupported: .*: line 1: gpu takes box sizes 2 to 3, not 16x16$"
+}
+
 @test "the expand size: from 1 to far past the tree, the same unique answers" {
 	for m in spbf opbf pdlx; do
 		for s in 1 3 64 100000; do
