@@ -108,13 +108,7 @@ GPU_FN int spbf_slice(struct bf_tree *t, const struct gpu_launch *L)
 				state = TREE_EXHAUSTED;
 		}
 	}
-	if (state == TREE_EXHAUSTED || ++t->polls % GPU_FLUSH_POLLS == 0)
-		gpu_add_nodes(L, t->puzzle, &t->nodes);
-	if (state == TREE_EXHAUSTED) {
-		gpu_tree_finished(L);
-		return 0;
-	}
-	return 1;
+	return gpu_slice_end(L, t->puzzle, &t->nodes, &t->polls, state);
 }
 
 #endif

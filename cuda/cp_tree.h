@@ -90,7 +90,7 @@ GPU_FN int cpt_propagate_size(uint16_t *cand, int box, int side, int cells)
 			int row = c / side, col = c % side;
 			int bx = (row / box) * box + col / box;
 			for (int i = 0; i < side; i++) {
-				int peers[3] = {row * side + i, i * side + col, cpt_unit_cell(box, side, 2 * side + bx, i)};
+				const int peers[3] = {row * side + i, i * side + col, cpt_unit_cell(box, side, 2 * side + bx, i)};
 				for (int k = 0; k < 3; k++) {
 					int p = peers[k];
 					if (p == c || !(cand[p] & m))
@@ -247,13 +247,7 @@ GPU_FN int cpt_slice(struct cpt_tree *t, const struct gpu_launch *L)
 				state = TREE_EXHAUSTED;
 		}
 	}
-	if (state == TREE_EXHAUSTED || ++t->polls % GPU_FLUSH_POLLS == 0)
-		gpu_add_nodes(L, t->puzzle, &t->nodes);
-	if (state == TREE_EXHAUSTED) {
-		gpu_tree_finished(L);
-		return 0;
-	}
-	return 1;
+	return gpu_slice_end(L, t->puzzle, &t->nodes, &t->polls, state);
 }
 
 #endif

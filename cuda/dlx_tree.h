@@ -281,13 +281,7 @@ GPU_FN int pdlx_slice(struct dlx_tree *x, const struct gpu_launch *L)
 				state = TREE_EXHAUSTED;
 		}
 	}
-	if (state == TREE_EXHAUSTED || ++x->polls % GPU_FLUSH_POLLS == 0)
-		gpu_add_nodes(L, x->puzzle, &x->nodes);
-	if (state == TREE_EXHAUSTED) {
-		gpu_tree_finished(L);
-		return 0;
-	}
-	return 1;
+	return gpu_slice_end(L, x->puzzle, &x->nodes, &x->polls, state);
 }
 
 #endif

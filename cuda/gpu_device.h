@@ -120,6 +120,20 @@ GPU_FN void gpu_tree_finished(const struct gpu_launch *L)
 	gpu_atomic_add_u64(L->trees_done, 1);
 }
 
+/* The end of a tree's slice: its nodes go to its puzzle's count now and
+ * then (every GPU_FLUSH_POLLS slices, and at its end). Returns 1 while the
+ * tree goes on, 0 once it is finished (counted in trees_done). */
+GPU_FN int gpu_slice_end(const struct gpu_launch *L, int puzzle, uint64_t *nodes, int *polls, int state)
+{
+	if (state == TREE_EXHAUSTED || ++*polls % GPU_FLUSH_POLLS == 0)
+		gpu_add_nodes(L, puzzle, nodes);
+	if (state == TREE_EXHAUSTED) {
+		gpu_tree_finished(L);
+		return 0;
+	}
+	return 1;
+}
+
 /* Bit d-1 stands for digit d (up to 64 digits); a blank is no bit. */
 GPU_FN uint64_t digit_bit(int d)
 {

@@ -619,12 +619,14 @@ static double parse_ms(const char *s)
 {
 	if (!s)
 		return 0;
-	double v = 0, scale = 1;
+	double v = 0;
 	for (; *s >= '0' && *s <= '9'; s++)
 		v = v * 10 + (*s - '0');
-	if (*s == '.')
+	if (*s == '.') {
+		double scale = 1;
 		for (s++; *s >= '0' && *s <= '9'; s++)
 			v += (*s - '0') * (scale /= 10);
+	}
 	return v;
 }
 

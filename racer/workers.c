@@ -237,8 +237,8 @@ void workers_setup(void)
 	}
 	for (int i = 0; default_worker_names[i]; i++) {
 		char *path = find_program(default_worker_names[i]);
-		char entry[128];
 		if (path) {
+			char entry[128];
 			free(path);
 			parse_entry(default_entry(i, entry, sizeof entry), false);
 		}

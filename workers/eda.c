@@ -383,7 +383,7 @@ static bool draw_blocks(struct eda *e, uint8_t *g)
 			if (pick_total > 0) {
 				k = draw(&e->rng, row, e->allowed[c] & ~used, pick_total);
 			} else {
-				uint64_t set = e->allowed[c] & ~used ? e->allowed[c] & ~used : e->allowed[c];
+				uint64_t set = (e->allowed[c] & ~used) ? e->allowed[c] & ~used : e->allowed[c];
 				k = nth_symbol(set, rng_below(&e->rng, (uint32_t)__builtin_popcountll(set)));
 			}
 			g[c] = (uint8_t)k;
