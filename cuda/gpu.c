@@ -2,7 +2,8 @@
  * dlx.txt §3): Algorithm 4's CPU-GPU search. For each launch: expand each
  * puzzle breadth first on the CPU to an expand size s (cuda/expand.c), one
  * transfer of the trees, the kernel (--method: SPBF §3.1, OPBF §3.2 /
- * Algorithm 5, PDLX §3.3), the results back; the first answer of a puzzle
+ * Algorithm 5, PDLX §3.3; and CP, propagation per thread, not the paper's),
+ * the results back; the first answer of a puzzle
  * wins (a flag set atomically, §3.1). A batch of puzzles shares launches:
  * their trees form one frontier. --emulate runs the kernels' own per-tree
  * code on the CPU (cuda/emulate.c). Complete: all trees exhausted without
@@ -300,7 +301,7 @@ static enum solve_status gpu_solve(const struct grid *puzzle, struct solve_resul
 
 const struct worker_algorithm worker_algorithm = {
 	.name = "gpu",
-	.summary = "CPU breadth-first expansion + CUDA search: SPBF, OPBF, PDLX (--method)",
+	.summary = "CPU breadth-first expansion + CUDA search: SPBF, OPBF, PDLX, CP (--method)",
 	.source = "seeds/gpu-backtracking-dlx.txt §3 (Algorithms 4 and 5)",
 	.kind = WORKER_COMPLETE,
 	.min_box = 2,

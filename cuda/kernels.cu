@@ -1,5 +1,6 @@
 /* The CUDA side of sudoku-gpu: the three kernels of seeds/gpu-backtracking-
- * dlx.txt §3 around the per-tree code they share with the emulator, and the
+ * dlx.txt §3, and CP's (cuda/cp_tree.h), around the per-tree code they
+ * share with the emulator, and the
  * host code of Algorithm 4 lines 3-7: allocate, transfer, launch, wait
  * (stopping the kernel when the driver says so), transfer back.
  *
