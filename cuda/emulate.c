@@ -14,6 +14,7 @@
  *   and the kernel code sees it at its next poll, as on the device. */
 #include "config.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,17 +62,21 @@ static long resident(long ntrees, long bytes_each)
 	return n < ntrees ? n : ntrees;
 }
 
-/* SPBF: spbf_kernel's thread body, one resident thread after another. */
-static int emulate_spbf(struct emu *e, char *err, size_t errsz)
+/* SPBF and CP: spbf_kernel's or cpt_kernel's thread body, one resident
+ * thread after another (a tree per thread; SPBF's board and stack are the
+ * thread's slice of shared memory, CP's levels are in the tree itself). */
+static int emulate_thread_per_tree(struct emu *e, bool cp, char *err, size_t errsz)
 {
 	const struct gpu_launch *L = &e->L;
-	long per = spbf_thread_bytes(L->cells);
+	long per = cp ? (long)sizeof(struct cpt_tree) : spbf_thread_bytes(L->cells) + (long)sizeof(struct bf_tree);
 	long nslots = resident(L->ntrees, per);
-	struct bf_tree *t = calloc((size_t)nslots, sizeof *t);
-	uint8_t *shared = calloc((size_t)nslots, (size_t)per);
+	struct cpt_tree *ct = cp ? calloc((size_t)nslots, sizeof *ct) : NULL;
+	struct bf_tree *bt = cp ? NULL : calloc((size_t)nslots, sizeof *bt);
+	uint8_t *shared = cp ? NULL : calloc((size_t)nslots, (size_t)spbf_thread_bytes(L->cells));
 	char *active = calloc((size_t)nslots, 1);
-	if (!t || !shared || !active) {
-		free(t);
+	if ((cp ? !ct : !bt || !shared) || !active) {
+		free(ct);
+		free(bt);
 		free(shared);
 		free(active);
 		snprintf(err, errsz, "out of memory");
@@ -84,51 +89,21 @@ static int emulate_spbf(struct emu *e, char *err, size_t errsz)
 			if (!active[s]) {
 				if (next == L->ntrees)
 					continue;
-				spbf_begin(&t[s], shared + s * per, L, next++);
+				if (cp)
+					cpt_begin(&ct[s], L, next++);
+				else
+					spbf_begin(&bt[s], shared + s * spbf_thread_bytes(L->cells), L, next++);
 				active[s] = 1;
 			}
 			running = 1;
-			if (!spbf_slice(&t[s], L))
+			if (!(cp ? cpt_slice(&ct[s], L) : spbf_slice(&bt[s], L)))
 				active[s] = 0;
 			emu_poll(e);
 		}
 	}
-	free(t);
+	free(ct);
+	free(bt);
 	free(shared);
-	free(active);
-	return 0;
-}
-
-/* CP: cpt_kernel's thread body, one resident thread after another. */
-static int emulate_cpt(struct emu *e, char *err, size_t errsz)
-{
-	const struct gpu_launch *L = &e->L;
-	long nslots = resident(L->ntrees, (long)sizeof(struct cpt_tree));
-	struct cpt_tree *t = calloc((size_t)nslots, sizeof *t);
-	char *active = calloc((size_t)nslots, 1);
-	if (!t || !active) {
-		free(t);
-		free(active);
-		snprintf(err, errsz, "out of memory");
-		return -1;
-	}
-	int next = 0;
-	for (long running = 1; running;) {
-		running = 0;
-		for (long s = 0; s < nslots; s++) {
-			if (!active[s]) {
-				if (next == L->ntrees)
-					continue;
-				cpt_begin(&t[s], L, next++);
-				active[s] = 1;
-			}
-			running = 1;
-			if (!cpt_slice(&t[s], L))
-				active[s] = 0;
-			emu_poll(e);
-		}
-	}
-	free(t);
 	free(active);
 	return 0;
 }
@@ -295,7 +270,7 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 	switch (job->method) {
 	case GPU_SPBF:
 		job->threads_used = gpu_spbf_threads(job->threads, job->cells, &lim);
-		return emulate_spbf(&e, err, errsz);
+		return emulate_thread_per_tree(&e, false, err, errsz);
 	case GPU_OPBF:
 		job->threads_used = job->cells;
 		return emulate_opbf(&e, err, errsz);
@@ -304,7 +279,7 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 		return emulate_pdlx(&e, err, errsz);
 	case GPU_CPT:
 		job->threads_used = job->threads;
-		return emulate_cpt(&e, err, errsz);
+		return emulate_thread_per_tree(&e, true, err, errsz);
 	}
 	snprintf(err, errsz, "unknown method");
 	return -1;

@@ -54,8 +54,8 @@ static const struct worker_option gpu_options[] = {
 	{"emulate", OPT_FLAG, &emulate, 0, 0, NULL,
 	 "run the kernels' code on the CPU (no GPU needed)" LAST},
 	{"timing", OPT_FLAG, &timing, 0, 0, NULL,
-	 "print each launch's puzzles, trees and times (the CPU's" MORE
-	 "expansion; transfers and kernel) on standard error" LAST},
+	 "report each launch's puzzles, trees and times (the CPU's" MORE
+	 "expansion; transfers and kernel) as progress is reported" LAST},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
@@ -236,9 +236,9 @@ static void solve_group(struct group *g)
 			double t1 = now_ms();
 			int rc = emulate ? gpu_emulate(&job, &hooks, err, sizeof err)
 					 : gpu_cuda_run(&job, &hooks, err, sizeof err);
-			if (timing)
-				fprintf(stderr, "sudoku-gpu: launch: %d puzzles, %ld trees: expansion %.3f ms, "
-						"transfers and kernel %.3f ms\n", k, (long)f.n, t1 - t0, now_ms() - t1);
+			if (timing) /* the driver's report channel, as progress is */
+				worker_progress(g->ctx, "launch puzzles=%d trees=%ld expand_ms=%.3f kernel_ms=%.3f", k,
+						(long)f.n, t1 - t0, now_ms() - t1);
 			if (rc < 0) {
 				char why[128];
 				snprintf(why, sizeof why, "%s: %s", emulate ? "emulation" : "CUDA", err);
