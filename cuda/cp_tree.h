@@ -121,10 +121,12 @@ GPU_FN int cpt_propagate_size(uint16_t *cand, int box, int side, int cells)
 			for (int i = 0; i < side; i++) {
 				int c = cpt_unit_cell(box, side, u, i);
 				unsigned m = cand[c] & only;
-				if (!m || cand[c] == m)
+				if (!m)
 					continue;
 				if (m & (m - 1))
 					return 0; /* two values need this one cell */
+				if (cand[c] == m)
+					continue;
 				cand[c] = (uint16_t)m;
 				changed = 1;
 			}

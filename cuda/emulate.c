@@ -1,15 +1,18 @@
 /* --emulate: the kernels' launch run on the CPU. The per-tree search is
- * the kernels' own code (bf_tree.h, opbf_team.h, dlx_tree.h, compiled here
- * by the C compiler); this file plays the GPU around it:
+ * the kernels' own code (bf_tree.h, opbf_team.h, dlx_tree.h, cp_tree.h,
+ * cpw_team.h, compiled here by the C compiler); this file plays the GPU
+ * around it:
  *
- * - the launch's trees are spread over resident "threads" (SPBF, PDLX) or
- *   "blocks" (OPBF), which take turns a slice of search at a time, so that
- *   trees progress side by side as on the device and the first answer of
- *   any tree ends the others (a tree that never ends cannot starve them);
- * - an OPBF block's N×N threads run each phase one after the other, then
- *   the next phase: a barrier. The order of the threads changes from phase
- *   to phase, so that a phase whose result depended on it (a race on the
- *   device) would show; every thread must end at the same phase;
+ * - the launch's trees are spread over resident "threads" (SPBF, PDLX, CP),
+ *   "blocks" (OPBF) or "warps" (CPW), which take turns a slice of search at
+ *   a time, so that trees progress side by side as on the device and the
+ *   first answer of any tree ends the others (a tree that never ends cannot
+ *   starve them);
+ * - an OPBF block's N×N threads, or a CPW warp's 32 lanes, run each phase
+ *   one after the other, then the next phase: a barrier. The order of the
+ *   threads changes from phase to phase, so that a phase whose result
+ *   depended on it (a race on the device) would show; every thread must
+ *   end at the same phase;
  * - the host's stop flag is set between slices when the driver says stop,
  *   and the kernel code sees it at its next poll, as on the device. */
 #include "config.h"
@@ -21,14 +24,16 @@
 
 #include "bf_tree.h"
 #include "cp_tree.h"
+#include "cpw_team.h"
 #include "dlx_tree.h"
 #include "gpu_run.h"
 #include "opbf_team.h"
 
 /* Memory for the resident trees' state (boards, stacks, Dancing Links). */
 #define EMU_RESIDENT_BYTES (64L << 20)
-/* OPBF: iterations of a block's loop between turns. */
+/* OPBF: iterations of a block's loop between turns; CPW: a warp's phases. */
 #define EMU_OPBF_ITERATIONS 64
+#define EMU_WARP_PHASES 256
 
 struct emu {
 	struct gpu_job *job;
@@ -127,20 +132,34 @@ struct emu_block {
 	int active;
 };
 
+/* The order in which a team's n threads run a phase: a stride coprime
+ * with n from a changing offset, a different order every turn. */
+struct scramble {
+	int n, stride, offset;
+};
+
+static struct scramble scramble_next(int n, unsigned *turn)
+{
+	struct scramble o = {n, 1 + (int)(*turn * 7u % (unsigned)n), (int)(*turn * 13u % (unsigned)n)};
+	while (gcd(o.stride, n) != 1)
+		o.stride++;
+	(*turn)++;
+	return o;
+}
+
+static int scramble_tid(const struct scramble *o, int i)
+{
+	return (int)((o->offset + (long)i * o->stride) % o->n);
+}
+
 /* Runs one phase for every thread of a block in a scrambled order.
  * Returns 1 (go on) or 0 (the block ended), or -1 if its threads disagreed. */
 static int block_phase(struct emu_block *b, const struct gpu_launch *L, unsigned *turn)
 {
-	int n = L->cells;
-	int stride = 1 + (int)(*turn * 7u % (unsigned)n);
-	while (gcd(stride, n) != 1)
-		stride++;
-	int offset = (int)(*turn * 13u % (unsigned)n);
-	(*turn)++;
+	struct scramble o = scramble_next(L->cells, turn);
 	int result = -2;
-	for (int i = 0; i < n; i++) {
-		int tid = (int)((offset + (long)i * stride) % n);
-		int r = opbf_phase(&b->sh, &b->th[tid], L, b->phase);
+	for (int i = 0; i < L->cells; i++) {
+		int r = opbf_phase(&b->sh, &b->th[scramble_tid(&o, i)], L, b->phase);
 		if (result != -2 && r != result)
 			return -1;
 		result = r;
@@ -197,6 +216,71 @@ static int emulate_opbf(struct emu *e, char *err, size_t errsz)
 	return rc;
 }
 
+/* A warp of CPW: its shared memory, its lanes' registers, its stack, and
+ * the phase it is at (CPW_END: idle). */
+struct emu_warp {
+	struct cpw_shared sh;
+	struct cpw_lane lane[CPW_LANES];
+	uint16_t *stack;
+	int phase;
+};
+
+/* CPW: cpw_kernel's warps, one resident warp after another, each running
+ * its lanes phase by phase in a scrambled order; a warp that ends a tree
+ * takes the next. */
+static int emulate_cpw(struct emu *e, char *err, size_t errsz)
+{
+	const struct gpu_launch *L = &e->L;
+	long stack = cpw_stack_bytes(L->cells);
+	long nwarps = resident(L->ntrees, (long)sizeof(struct emu_warp) + stack);
+	struct emu_warp *warps = calloc((size_t)nwarps, sizeof *warps);
+	uint16_t *stacks = malloc((size_t)(nwarps * stack));
+	if (!warps || !stacks) {
+		free(warps);
+		free(stacks);
+		snprintf(err, errsz, "out of memory");
+		return -1;
+	}
+	unsigned turn = 0;
+	int next = 0, rc = 0;
+	for (long w = 0; w < nwarps; w++) {
+		warps[w].stack = stacks + w * (stack / (long)sizeof *stacks);
+		warps[w].phase = CPW_END;
+	}
+	for (long running = 1; running && rc == 0;) {
+		running = 0;
+		for (long w = 0; w < nwarps && rc == 0; w++) {
+			struct emu_warp *wp = &warps[w];
+			if (wp->phase == CPW_END) {
+				if (next == L->ntrees)
+					continue;
+				for (int lane = CPW_LANES - 1; lane >= 0; lane--)
+					wp->phase = cpw_start(&wp->sh, &wp->lane[lane], L, next, lane, wp->stack);
+				next++;
+			}
+			running = 1;
+			for (int it = 0; it < EMU_WARP_PHASES && wp->phase != CPW_END; it++) {
+				struct scramble o = scramble_next(CPW_LANES, &turn);
+				int result = -1;
+				for (int i = 0; i < CPW_LANES; i++) {
+					int r = cpw_phase(&wp->sh, &wp->lane[scramble_tid(&o, i)], L, wp->phase);
+					if (i > 0 && r != result) {
+						snprintf(err, errsz, "CPW: the lanes of a warp went to different phases");
+						rc = -1;
+						break;
+					}
+					result = r;
+				}
+				wp->phase = result;
+			}
+			emu_poll(e);
+		}
+	}
+	free(warps);
+	free(stacks);
+	return rc;
+}
+
 /* PDLX: pdlx_kernel's thread body: worker w takes trees w, w + W, ... */
 static int emulate_pdlx(struct emu *e, char *err, size_t errsz)
 {
@@ -215,9 +299,9 @@ static int emulate_pdlx(struct emu *e, char *err, size_t errsz)
 		snprintf(err, errsz, "out of memory");
 		return -1;
 	}
-	L->dlx_work = work;
-	L->dlx_stride = words;
-	L->dlx_workers = (int)nworkers;
+	L->work = work;
+	L->work_bytes = words * (long)sizeof *work;
+	L->workers = (int)nworkers;
 	for (long w = 0; w < nworkers; w++) {
 		dlx_bind(&x[w], work + w * words, L->box);
 		tree[w] = (int)w - (int)nworkers; /* the first step below takes tree w */
@@ -280,6 +364,9 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 	case GPU_CPT:
 		job->threads_used = job->threads;
 		return emulate_thread_per_tree(&e, true, err, errsz);
+	case GPU_CPW:
+		job->threads_used = job->threads < CPW_LANES ? CPW_LANES : job->threads / CPW_LANES * CPW_LANES;
+		return emulate_cpw(&e, err, errsz);
 	}
 	snprintf(err, errsz, "unknown method");
 	return -1;

@@ -2,8 +2,8 @@
  * dlx.txt §3): Algorithm 4's CPU-GPU search. For each launch: expand each
  * puzzle breadth first on the CPU to an expand size s (cuda/expand.c), one
  * transfer of the trees, the kernel (--method: SPBF §3.1, OPBF §3.2 /
- * Algorithm 5, PDLX §3.3; and CP, propagation per thread, not the paper's),
- * the results back; the first answer of a puzzle
+ * Algorithm 5, PDLX §3.3; not the paper's, CP, propagation per thread, and
+ * CPW, the same by a warp), the results back; the first answer of a puzzle
  * wins (a flag set atomically, §3.1). A batch of puzzles shares launches:
  * their trees form one frontier. --emulate runs the kernels' own per-tree
  * code on the CPU (cuda/emulate.c). Complete: all trees exhausted without
@@ -31,23 +31,25 @@ static bool timing;
 #define MORE "\n                         "
 #define LAST "\n                        "
 static const struct worker_option gpu_options[] = {
-	{"method", OPT_CHOICE, &method, 0, 0, "spbf|opbf|pdlx|cp",
+	{"method", OPT_CHOICE, &method, 0, 0, "spbf|opbf|pdlx|cp|cpw",
 	 "the search on the GPU (§3, and one more):" MORE
 	 "spbf: a thread per tree, boxes 2x2 to 8x8 (4x4 to 64x64)" MORE
 	 "opbf: N×N threads per tree, boxes 2x2 to 5x5 (a thread per" MORE
 	 "  cell, 1024 per block: 4x4 to 25x25)" MORE
 	 "pdlx: Dancing Links per thread, boxes 2x2 to 8x8" MORE
 	 "cp: not the paper's: a thread per puzzle, propagation and" MORE
-	 "  fewest-candidates search (sudoku-cp's), 4x4 and 9x9; the" MORE
-	 "  method for batches of hard 9x9 puzzles" LAST},
+	 "  fewest-candidates search (sudoku-cp's), 4x4 and 9x9" MORE
+	 "cpw: cp's search by a warp per puzzle (32 threads share" MORE
+	 "  each propagation), 4x4 to 16x16; the method for batches" LAST},
 	{"expand", OPT_INT, &expand_size, 0, 1 << 22, NULL,
 	 "expand size s: search trees per puzzle from the CPU's" MORE
 	 "breadth-first expansion; 0: the launch's total shared by" MORE
 	 "its puzzles (SPBF 32768, OPBF 2048, PDLX 8192; at least 1;" MORE
-	 "CP 1)" LAST},
+	 "CP and CPW 1)" LAST},
 	{"threads", OPT_INT, &threads_per_block, 0, 1024, NULL,
-	 "threads per block of SPBF, PDLX and CP; 0: 64 (SPBF takes fewer" MORE
-	 "when the shared memory holds fewer boards)" LAST},
+	 "threads per block of SPBF, PDLX, CP and CPW; 0: 64 (SPBF takes" MORE
+	 "fewer when the shared memory holds fewer boards; CPW whole" MORE
+	 "warps of 32)" LAST},
 	{"dlx-column", OPT_CHOICE, &dlx_column, 0, 0, "first|min",
 	 "PDLX's column to branch on: first (Algorithm 3, the brute" MORE
 	 "force's order) or min (the smallest, Knuth's heuristic)" LAST},
@@ -63,7 +65,7 @@ static const struct worker_option gpu_options[] = {
  * launch, and threads per block. */
 static const long default_trees[] = {[GPU_SPBF] = 32768, [GPU_OPBF] = 2048, [GPU_PDLX] = 8192,
 				     /* propagation leaves little to share out: a tree per puzzle */
-				     [GPU_CPT] = 1};
+				     [GPU_CPT] = 1, [GPU_CPW] = 1};
 #define DEFAULT_THREADS 64
 /* The most a launch's trees take on the host (and, copied, on the device). */
 #define FRONTIER_BYTES (256L << 20)
@@ -301,7 +303,7 @@ static enum solve_status gpu_solve(const struct grid *puzzle, struct solve_resul
 
 const struct worker_algorithm worker_algorithm = {
 	.name = "gpu",
-	.summary = "CPU breadth-first expansion + CUDA search: SPBF, OPBF, PDLX, CP (--method)",
+	.summary = "CPU breadth-first expansion + CUDA search: SPBF, OPBF, PDLX, CP, CPW (--method)",
 	.source = "seeds/gpu-backtracking-dlx.txt §3 (Algorithms 4 and 5)",
 	.kind = WORKER_COMPLETE,
 	.min_box = 2,

@@ -21,8 +21,8 @@
 #define GPU_FN static inline GPU_HD
 
 /* SPBF, OPBF, PDLX: the paper's (§3); CPT: constraint propagation per
- * thread, the batch method (cuda/cp_tree.h) */
-enum gpu_method { GPU_SPBF, GPU_OPBF, GPU_PDLX, GPU_CPT };
+ * thread (cuda/cp_tree.h); CPW: the same by a warp (cuda/cpw_team.h) */
+enum gpu_method { GPU_SPBF, GPU_OPBF, GPU_PDLX, GPU_CPT, GPU_CPW };
 
 /* The result of running a tree's search for a while. */
 enum tree_state { TREE_RUNNING, TREE_SOLVED, TREE_EXHAUSTED };
@@ -56,9 +56,11 @@ struct gpu_launch {
 	uint64_t *trees_done;        /* trees finished, for progress reports */
 	int poll_steps;              /* search steps between two polls of the flags */
 	int order;                   /* enum branch_order (PDLX) */
-	int32_t *dlx_work;           /* PDLX: one Dancing Links workspace per worker thread */
-	long dlx_stride;             /* its size in int32 words */
-	int dlx_workers;             /* threads that own a workspace */
+	void *work;                  /* PDLX: a Dancing Links per worker thread; CPW: a stack
+				      * per worker warp */
+	long work_bytes;             /* the size of one */
+	int workers;                 /* threads (warps) that own one */
+	int32_t *next_tree;          /* CPW: the next tree a warp takes (atomic) */
 };
 
 /* Steps between two polls of the flags, and polls between two reports of

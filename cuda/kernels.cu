@@ -1,8 +1,8 @@
 /* The CUDA side of sudoku-gpu: the three kernels of seeds/gpu-backtracking-
- * dlx.txt §3, and CP's (cuda/cp_tree.h), around the per-tree code they
- * share with the emulator, and the
- * host code of Algorithm 4 lines 3-7: allocate, transfer, launch, wait
- * (stopping the kernel when the driver says so), transfer back.
+ * dlx.txt §3, and CP's and CPW's (cuda/cp_tree.h, cuda/cpw_team.h), around
+ * the per-tree code they share with the emulator, and the host code of
+ * Algorithm 4 lines 3-7: allocate, transfer, launch, wait (stopping the
+ * kernel when the driver says so), transfer back.
  *
  * The context and the device buffers are made once and kept (grown when a
  * launch needs more), so that a worker in protocol mode pays CUDA's start
@@ -19,6 +19,7 @@
 
 #include "bf_tree.h"
 #include "cp_tree.h"
+#include "cpw_team.h"
 #include "dlx_tree.h"
 #include "gpu_run.h"
 #include "opbf_team.h"
@@ -57,11 +58,11 @@ __global__ void __launch_bounds__(1024) opbf_kernel(struct gpu_launch L)
 __global__ void pdlx_kernel(struct gpu_launch L)
 {
 	int worker = blockIdx.x * blockDim.x + threadIdx.x;
-	if (worker >= L.dlx_workers)
+	if (worker >= L.workers)
 		return;
 	struct dlx_tree x;
-	dlx_bind(&x, L.dlx_work + (size_t)worker * (size_t)L.dlx_stride, L.box);
-	for (int tree = worker; tree < L.ntrees; tree += L.dlx_workers)
+	dlx_bind(&x, (int32_t *)((char *)L.work + (size_t)worker * (size_t)L.work_bytes), L.box);
+	for (int tree = worker; tree < L.ntrees; tree += L.workers)
 		if (pdlx_begin(&x, &L, tree))
 			while (pdlx_slice(&x, &L)) {
 			}
@@ -77,6 +78,35 @@ __global__ void cpt_kernel(struct gpu_launch L)
 	struct cpt_tree t;
 	cpt_begin(&t, &L, tree);
 	while (cpt_slice(&t, &L)) {
+	}
+}
+
+/* CPW: each warp of the grid searches one tree after another, the next
+ * tree from a counter (a warp that drew a hard puzzle does not hold up the
+ * trees behind it), with the stack at its slice of the work area. */
+__global__ void cpw_kernel(struct gpu_launch L)
+{
+	extern __shared__ struct cpw_shared warp_shared[];
+	const int lane = (int)threadIdx.x % CPW_LANES, w = (int)threadIdx.x / CPW_LANES;
+	const int warp = (int)blockIdx.x * ((int)blockDim.x / CPW_LANES) + w;
+	if (warp >= L.workers)
+		return;
+	struct cpw_shared *sh = &warp_shared[w];
+	uint16_t *stack = (uint16_t *)((char *)L.work + (size_t)warp * (size_t)L.work_bytes);
+	struct cpw_lane me;
+	for (;;) {
+		int tree = 0;
+		if (lane == 0)
+			tree = atomicAdd(L.next_tree, 1);
+		tree = __shfl_sync(0xffffffffu, tree, 0);
+		if (tree >= L.ntrees)
+			return;
+		int phase = cpw_start(sh, &me, &L, tree, lane, stack);
+		__syncwarp();
+		while (phase != CPW_END) {
+			phase = cpw_phase(sh, &me, &L, phase);
+			__syncwarp();
+		}
 	}
 }
 
@@ -96,7 +126,7 @@ static struct {
 	int32_t *stop_host;       /* pinned: the value copied to stop_dev */
 	int32_t *stop_dev;        /* device memory: the kernels' stop flag */
 	uint64_t *status_host;    /* pinned: trees done, read during a run */
-	struct dev_buffer trees, tree_puzzle, ctl, solutions, trees_done, dlx;
+	struct dev_buffer trees, tree_puzzle, ctl, solutions, trees_done, work, next_tree;
 	bool cpt_stack_set;
 } cu;
 
@@ -244,17 +274,17 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		if ((e = cudaMemGetInfo(&free_mem, &total)) != cudaSuccess)
 			return fail(err, errsz, "cudaMemGetInfo", e);
 		size_t words = (size_t)dlx_workspace_words(job->box);
-		size_t fit = (free_mem + cu.dlx.size) / 4 / (words * sizeof(int32_t));
+		size_t fit = (free_mem + cu.work.size) / 4 / (words * sizeof(int32_t));
 		size_t workers = fit < ntrees ? fit : ntrees;
 		if (workers < 1) {
 			snprintf(err, errsz, "not enough device memory for one Dancing Links");
 			return -1;
 		}
-		if ((e = reserve(&cu.dlx, workers * words * sizeof(int32_t))) != cudaSuccess)
+		if ((e = reserve(&cu.work, workers * words * sizeof(int32_t))) != cudaSuccess)
 			return fail(err, errsz, "cudaMalloc", e);
-		L.dlx_work = (int32_t *)cu.dlx.p;
-		L.dlx_stride = (long)words;
-		L.dlx_workers = (int)workers;
+		L.work = cu.work.p;
+		L.work_bytes = (long)(words * sizeof(int32_t));
+		L.workers = (int)workers;
 		threads = job->threads;
 		blocks = (long)((workers + (size_t)threads - 1) / (size_t)threads);
 		break;
@@ -270,6 +300,32 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 			cu.cpt_stack_set = true;
 		}
 		break;
+	case GPU_CPW: {
+		/* whole warps; as many as stay resident (more would only queue),
+		 * at most one per tree, each with its stack */
+		threads = job->threads < CPW_LANES ? CPW_LANES : job->threads / CPW_LANES * CPW_LANES;
+		const int warps_per_block = threads / CPW_LANES;
+		shared = (size_t)warps_per_block * sizeof(struct cpw_shared);
+		int per_sm = 0;
+		if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cpw_kernel, threads, shared)) !=
+		    cudaSuccess)
+			return fail(err, errsz, "CPW occupancy", e);
+		size_t warps = (size_t)(per_sm < 1 ? 1 : per_sm) * (size_t)cu.lim.multiprocessors *
+			       (size_t)warps_per_block;
+		if (warps > ntrees)
+			warps = ntrees;
+		size_t stack = (size_t)cpw_stack_bytes(job->cells);
+		if ((e = reserve(&cu.work, warps * stack)) != cudaSuccess ||
+		    (e = reserve(&cu.next_tree, sizeof(int32_t))) != cudaSuccess ||
+		    (e = cudaMemsetAsync(cu.next_tree.p, 0, sizeof(int32_t), cu.run)) != cudaSuccess)
+			return fail(err, errsz, "CPW stacks", e);
+		L.work = cu.work.p;
+		L.work_bytes = (long)stack;
+		L.workers = (int)warps;
+		L.next_tree = (int32_t *)cu.next_tree.p;
+		blocks = (long)((warps + (size_t)warps_per_block - 1) / (size_t)warps_per_block);
+		break;
+	}
 	}
 	job->threads_used = threads;
 
@@ -299,6 +355,9 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		break;
 	case GPU_CPT:
 		cpt_kernel<<<(unsigned)blocks, threads, 0, cu.run>>>(L);
+		break;
+	case GPU_CPW:
+		cpw_kernel<<<(unsigned)blocks, threads, shared, cu.run>>>(L);
 		break;
 	}
 	if ((e = cudaGetLastError()) != cudaSuccess)

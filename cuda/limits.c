@@ -6,6 +6,7 @@
 
 #include "bf_tree.h"
 #include "cp_tree.h"
+#include "cpw_team.h"
 #include "dlx_tree.h"
 #include "gpu_run.h"
 #include "opbf_team.h"
@@ -54,6 +55,9 @@ int gpu_method_max_box(enum gpu_method m, const struct gpu_limits *lim)
 			break;
 		case GPU_CPT: /* a 16-bit mask per cell, a fixed stack of levels */
 			ok = box <= CPT_MAX_BOX;
+			break;
+		case GPU_CPW: /* a 16-bit mask per cell, the board in shared memory */
+			ok = box <= CPW_MAX_BOX && (long)sizeof(struct cpw_shared) <= lim->shared_per_block;
 			break;
 		}
 		if (ok)

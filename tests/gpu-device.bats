@@ -47,6 +47,14 @@ solves() {
 		solves "$DATA/gpu-36x36.txt" --method=$m --expand=2
 		solves "$DATA/gpu-64x64.txt" --method=$m --expand=2
 	done
+	# not the paper's: CP up to 9x9, CPW up to 16x16
+	for m in cp cpw; do
+		for f in 4x4.txt gpu-9x9.txt cp9-unique.txt; do
+			solves "$DATA/$f" --method=$m
+		done
+	done
+	solves "$DATA/16x16.txt" --method=cpw
+	solves "$DATA/16x16-hex.txt" --method=cpw
 }
 
 @test "device: the suite's 17-clue puzzles (up to 1.8e9 brute-force placements)" {
@@ -60,7 +68,7 @@ solves() {
 }
 
 @test "device: counts and node counts match the emulation (same code, whole trees)" {
-	for m in spbf opbf pdlx; do
+	for m in spbf opbf pdlx cp cpw; do
 		for s in 1 64; do
 			dev=$(echo "solve b $MULTI count=100000" | sudoku-gpu --method=$m --expand=$s --protocol | tail -n 1)
 			emu=$(echo "solve b $MULTI count=100000" | sudoku-gpu --emulate --method=$m --expand=$s --protocol | tail -n 1)
@@ -79,7 +87,7 @@ solves() {
 
 @test "device: a batch of 400 puzzles in one launch" {
 	for i in $(seq 1 100); do cat "$DATA/gpu-9x9.txt"; done >"$BATS_TEST_TMPDIR/in"
-	for m in spbf opbf pdlx; do
+	for m in spbf opbf pdlx cp cpw; do
 		solves "$BATS_TEST_TMPDIR/in" --method=$m --batch=400
 	done
 }
@@ -99,6 +107,21 @@ solves() {
 		[ "$elapsed_ms" -lt 500 ]
 		send "solve e $(head -n 1 "$DATA/gpu-9x9.txt")"
 		expect_line '^solution e '
+		end_session
+	done
+	# CP and CPW: counting the solutions of an empty 9x9 does not end
+	for m in cp cpw; do
+		start_session sudoku-gpu --method=$m --protocol
+		expect_line '^hello '
+		send "solve h $(printf '%81s' '' | tr ' ' .) count=1000000000000 progress_ms=50"
+		expect_line '^progress h ' 10
+		start=$(date +%s%N)
+		send "cancel h"
+		expect_line '^(cancelled|count|gaveup|error) h' 5
+		elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+		echo "$m: $line after $elapsed_ms ms"
+		[[ $line == "cancelled h" ]]
+		[ "$elapsed_ms" -lt 500 ]
 		end_session
 	done
 }

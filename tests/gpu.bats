@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# sudoku-gpu beyond the conformance suite: no device, the three methods
+# sudoku-gpu beyond the conformance suite: no device, the methods
 # emulated on the CPU (the kernels' own per-tree code), the expand size,
 # batches, counting and cancel. The real kernels: tests/gpu-device.bats.
 
@@ -11,6 +11,7 @@ setup() {
 	G="sudoku-gpu --emulate"
 	UNSAT="...679.3....3..795.79..4.1.623..715989425136....96382...189657323.74..817..13.946"
 	MULTI="8.........95.......76.........426798...571243...893165......916....3.487....1.532"
+	EMPTY9=$(printf '%81s' '' | tr ' ' .)
 }
 
 # solves FILE [OPTIONS...]: runs the emulated worker on FILE and checks every
@@ -29,7 +30,7 @@ solves() {
 @test "--help names the methods and the grids each takes" {
 	run sudoku-gpu --help
 	assert_success
-	assert_output --partial "--method=spbf|opbf|pdlx"
+	assert_output --partial "--method=spbf|opbf|pdlx|cp|cpw"
 	assert_output --partial "boxes 2x2 to 5x5"
 	assert_output --partial "--expand=N"
 	assert_output --partial "--threads=N"
@@ -132,8 +133,47 @@ solves() {
 	assert_output --regexp "^# unsupported: .*: line 1: gpu takes box sizes 2 to 3, not 16x16$"
 }
 
+@test "CPW (CP by a warp): 4x4 to 16x16, counting, unsat; refuses 25x25" {
+	solves "$DATA/4x4.txt" --method=cpw
+	solves "$DATA/gpu-9x9.txt" --method=cpw
+	solves "$DATA/cp9-unique.txt" --method=cpw
+	solves "$DATA/16x16.txt" --method=cpw
+	solves "$DATA/16x16-hex.txt" --method=cpw
+	solves "$DATA/easy9.txt" --method=cpw --expand=50 --threads=40
+	for s in 1 7 500; do
+		run $G --method=cpw --expand=$s --count=100000 <<<"$MULTI"
+		assert_failure 1
+		assert_output "# multiple solutions: 872"
+		run $G --method=cpw --expand=$s <<<"$UNSAT"
+		assert_failure 1
+		assert_output "# unsat"
+	done
+	run $G --method=cpw --count=5 <<<"$MULTI"
+	assert_output "# multiple solutions: at least 5"
+	run bash -c "$G --method=cpw --protocol </dev/null | head -n 1"
+	assert_output --regexp " sizes=2-4 device=cpu "
+	run $G --method=cpw "$DATA/25x25.txt"
+	assert_failure 1
+	assert_output --regexp "^# unsupported: .*: line 1: gpu takes box sizes 2 to 4, not 25x25$"
+}
+
+@test "CPW searches CP's tree: the same node count on every puzzle" {
+	# the same branches in the same order; only who does the propagation differs
+	awk '!/^#/ && NF { print "solve p" NR " " $1 " count=2" }' "$DATA/cp9-unique.txt" "$DATA/cp9-count.txt" \
+		>"$BATS_TEST_TMPDIR/in"
+	for m in cp cpw; do
+		$G --method=$m --protocol <"$BATS_TEST_TMPDIR/in" |
+			awk '$1 == "count" { for (i = 3; i <= NF; i++) if ($i ~ /^nodes=/) print $2, $3, $i }' |
+			sort >"$BATS_TEST_TMPDIR/$m"
+	done
+	run awk '{ split($3, n, "="); if (n[2] > 0) searched++ } END { print NR, (searched > 40) }' "$BATS_TEST_TMPDIR/cpw"
+	assert_output "$(cat "$DATA/cp9-unique.txt" "$DATA/cp9-count.txt" | grep -cv '^#') 1"
+	run diff "$BATS_TEST_TMPDIR/cp" "$BATS_TEST_TMPDIR/cpw"
+	assert_success
+}
+
 @test "the expand size: from 1 to far past the tree, the same unique answers" {
-	for m in spbf opbf pdlx; do
+	for m in spbf opbf pdlx cp cpw; do
 		for s in 1 3 64 100000; do
 			run $G --method=$m --expand=$s "$DATA/gpu-9x9.txt"
 			assert_success
@@ -252,6 +292,22 @@ solves() {
 		expect_line '^pong after$'
 		end_session
 	done
+	# CP and CPW take no 25x25: counting the solutions of an empty 9x9 (some
+	# 6.7e21) is a search that does not end either
+	for m in cp cpw; do
+		start_session sudoku-gpu --emulate --method=$m --protocol
+		expect_line '^hello '
+		send "solve e $EMPTY9 count=1000000000000 progress_ms=20"
+		expect_line '^progress e ' 5
+		start=$(date +%s%N)
+		send "cancel e"
+		expect_line '^(cancelled|count|gaveup) e' 5
+		elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+		echo "$m: acknowledged after $elapsed_ms ms: $line"
+		[[ $line == "cancelled e" ]]
+		[ "$elapsed_ms" -lt 1000 ]
+		end_session
+	done
 }
 
 @test "protocol: cancel of every puzzle of a running batch stops it" {
@@ -294,6 +350,15 @@ solves() {
 	for m in spbf opbf pdlx; do
 		start=$(date +%s%N)
 		run $G --method=$m --time-limit 0.2 "$DATA/hard25.txt"
+		elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+		assert_failure 1
+		assert_output "# timeout after 0.2 s"
+		echo "$m: $elapsed_ms ms"
+		[ "$elapsed_ms" -lt 3000 ]
+	done
+	for m in cp cpw; do
+		start=$(date +%s%N)
+		run $G --method=$m --time-limit 0.2 --count=1000000000000 <<<"$EMPTY9"
 		elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 		assert_failure 1
 		assert_output "# timeout after 0.2 s"

@@ -195,7 +195,7 @@ static void test_emulated_launch(void)
 	parse(multi, &g[0]);
 	parse(boards[1], &g[1]);
 	const struct gpu_hooks hooks = {NULL, never, never, no_progress};
-	for (int m = GPU_SPBF; m <= GPU_PDLX; m++) {
+	for (int m = GPU_SPBF; m <= GPU_CPW; m++) {
 		for (long limit = 1; limit <= 1000; limit *= 1000) {
 			struct frontier f;
 			struct expand_result er[2];

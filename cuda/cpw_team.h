@@ -1,0 +1,306 @@
+/* CPW, constraint propagation by a warp: CP's search (cuda/cp_tree.h: the
+ * two rules of seeds/ant-colony-bve.txt §3.1 to a fixpoint, depth first on
+ * the cell with the fewest candidates) with the 32 threads of a warp sharing
+ * each propagation, as OPBF's block shares brute force's validity test
+ * (seeds/gpu-backtracking-dlx.txt §3.2). Not one of the paper's methods: it
+ * is CP made for the GPU. With a thread per tree (CP) the state of every
+ * level lives in local memory, and the launch waits for the one thread that
+ * drew the hardest puzzle; here the board is in shared memory, each lane
+ * owns cells (c = lane, lane + 32, ...) and units (u = lane, lane + 32,
+ * ...), and a propagation pass is two short data-parallel phases.
+ *
+ * One pass of the propagation (both rules at once, from the same snapshot):
+ *
+ *   CPW_UNITS    each unit: the digits fixed in it (a clash: two cells hold
+ *                one digit), the digits with a single place left (rule 2),
+ *                and a digit with no place (a contradiction)
+ *   CPW_CELLS    each open cell: its units' fixed digits go (rule 1); a
+ *                digit its units have room for only here is taken (rule 2;
+ *                two such digits: a contradiction); no candidate left: a
+ *                contradiction. Each lane offers its fewest-candidates cell
+ *                to an atomic minimum, for the branch when nothing changed
+ *   CPW_LEADER   lane 0 alone decides: another pass, back up (a
+ *                contradiction), branch, or a solution; it owns the stack's
+ *                bookkeeping (the cell and digits left of each level) and
+ *                the flags' polls
+ *   CPW_SAVE     each lane copies its cells' masks to the new level of the
+ *                stack (global memory, the warp's own) and the branch cell
+ *                takes its digit
+ *   CPW_RESTORE  the masks of a level back from the stack, the branch cell
+ *                takes its next digit
+ *   CPW_WRITE    each lane writes its cells of the solution
+ *
+ * The kernel (cuda/kernels.cu) and the emulator (cuda/emulate.c) both run
+ * cpw_start() for every lane, a warp barrier (__syncwarp), then
+ * cpw_phase() for every lane, a barrier, and so on; every lane gets the
+ * same next phase, and CPW_END ends the tree for all of them at once. A
+ * phase reads what the lanes wrote before the barrier and writes only what
+ * no lane reads in the same phase (the flags are set to 1 by any lane and
+ * cleared by the leader in its own phase), so the lanes' order within a
+ * phase cannot matter: the emulator runs them in a scrambled order.
+ *
+ * Choices where a GPU version of CP has no paper to follow: the passes are
+ * Jacobi-style (all cells from one snapshot) where sudoku-cp applies rule 1
+ * cell after cell; both reach the same fixpoint, the pass count differs.
+ * The branch order is CP's (fewest candidates, the lowest cell on a tie,
+ * digits ascending), so the node counts are CP's. Boxes 2 to 4: a 16-bit
+ * mask per cell. */
+#ifndef SUDOKU_GPU_CPW_TEAM_H
+#define SUDOKU_GPU_CPW_TEAM_H
+
+#include "cp_tree.h"
+#include "gpu_device.h"
+
+#define CPW_LANES 32
+#define CPW_MAX_BOX 4
+#define CPW_MAX_SIDE (CPW_MAX_BOX * CPW_MAX_BOX)
+#define CPW_MAX_CELLS (CPW_MAX_SIDE * CPW_MAX_SIDE)
+#define CPW_MAX_UNITS (3 * CPW_MAX_SIDE)
+/* a level per branch: each fixes one more cell */
+#define CPW_LEVELS (CPW_MAX_CELLS + 1)
+/* leader steps (propagation passes) between two polls of the flags */
+#define CPW_POLL_STEPS 64
+/* the atomic minimum's start: no open cell */
+#define CPW_NO_CHOICE 0x7fffffff
+
+enum cpw_phase { CPW_UNITS, CPW_CELLS, CPW_LEADER, CPW_SAVE, CPW_RESTORE, CPW_WRITE, CPW_DISPATCH, CPW_END };
+
+/* A warp's shared memory. */
+struct cpw_shared {
+	uint16_t cand[CPW_MAX_CELLS];     /* the node's candidates, a bit per digit */
+	uint16_t fixed[CPW_MAX_UNITS];    /* per unit: its digits held by a single cell */
+	uint16_t only[CPW_MAX_UNITS];     /* per unit: its digits with one place left */
+	uint16_t rest[CPW_LEVELS];        /* per level: the digits still to try */
+	uint16_t branch_cell[CPW_LEVELS]; /* per level: the cell branched on */
+	int32_t fail, changed;            /* set by any lane, cleared by the leader */
+	int32_t choice;                   /* (candidates << 16 | cell), an atomic minimum */
+	int32_t next;                     /* the leader's word: the phase after CPW_DISPATCH */
+	int32_t after_write;              /* CPW_END, or CPW_LEADER to go on past a solution */
+	int32_t level, cell, digit;       /* CPW_SAVE's and CPW_RESTORE's arguments */
+	int32_t top;                      /* levels on the stack */
+};
+
+/* A lane's registers. */
+struct cpw_lane {
+	int lane;
+	int box, side, cells;
+	int puzzle;
+	uint16_t *stack; /* the warp's levels of cells masks (global memory) */
+	/* the leader's own */
+	int steps, polls;
+	uint64_t nodes;
+};
+
+/* The stack of one warp, in bytes: a level of masks per branch. */
+GPU_FN long cpw_stack_bytes(int cells)
+{
+	return (long)(cells + 1) * cells * (long)sizeof(uint16_t);
+}
+
+GPU_FN void cpw_atomic_min(int32_t *p, int32_t v)
+{
+#if defined(__CUDA_ARCH__)
+	atomicMin((int *)p, (int)v);
+#else
+	if (v < *p) /* the emulator runs one lane at a time */
+		*p = v;
+#endif
+}
+
+/* Every lane, first: its cells of tree number tree; the leader clears the
+ * stack and the flags. Returns the first phase. */
+GPU_FN int cpw_start(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L, int tree, int lane,
+		     uint16_t *stack)
+{
+	me->lane = lane;
+	me->box = L->box;
+	me->side = L->side;
+	me->cells = L->cells;
+	me->puzzle = L->tree_puzzle[tree];
+	me->stack = stack;
+	const uint8_t *board = L->trees + (size_t)tree * (size_t)L->cells;
+	const unsigned all = (1u << L->side) - 1;
+	for (int c = lane; c < me->cells; c += CPW_LANES)
+		sh->cand[c] = (uint16_t)(board[c] ? 1u << (board[c] - 1) : all);
+	if (lane == 0) {
+		sh->top = 0;
+		sh->fail = 0;
+		sh->changed = 0;
+		sh->choice = CPW_NO_CHOICE;
+		me->steps = 0;
+		me->polls = 0;
+		me->nodes = 0;
+	}
+	return CPW_UNITS;
+}
+
+/* The leader's way back: the deepest level with a digit left, which the
+ * branch cell takes once the level's masks are restored. */
+GPU_FN int cpw_back_up(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L)
+{
+	while (sh->top > 0) {
+		int lv = sh->top - 1;
+		unsigned rest = sh->rest[lv];
+		if (rest) {
+			unsigned d = 1u << cpt_lowest(rest);
+			sh->rest[lv] = (uint16_t)(rest & ~d);
+			sh->level = lv;
+			sh->cell = sh->branch_cell[lv];
+			sh->digit = (int32_t)d;
+			me->nodes++;
+			return CPW_RESTORE;
+		}
+		sh->top = lv;
+	}
+	/* exhausted: the tree's nodes go to its puzzle, and it is done */
+	gpu_slice_end(L, me->puzzle, &me->nodes, &me->polls, TREE_EXHAUSTED);
+	return CPW_END;
+}
+
+/* The leader, between two passes: what the warp does next. */
+GPU_FN int cpw_lead(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L)
+{
+	int fail = sh->fail, changed = sh->changed, choice = sh->choice;
+	sh->fail = 0;
+	sh->changed = 0;
+	sh->choice = CPW_NO_CHOICE;
+	if (me->steps++ % CPW_POLL_STEPS == 0) {
+		int state = gpu_should_stop(L, me->puzzle) ? TREE_EXHAUSTED : TREE_RUNNING;
+		if (!gpu_slice_end(L, me->puzzle, &me->nodes, &me->polls, state))
+			return CPW_END;
+	}
+	if (fail)
+		return cpw_back_up(sh, me, L);
+	if (changed)
+		return CPW_UNITS;
+	if (choice == CPW_NO_CHOICE) {
+		/* every cell single, every unit whole: a solution */
+		int first;
+		int enough = gpu_claim_solution(L, me->puzzle, &first);
+		if (enough)
+			gpu_slice_end(L, me->puzzle, &me->nodes, &me->polls, TREE_EXHAUSTED);
+		if (first) {
+			sh->after_write = enough ? CPW_END : CPW_LEADER;
+			sh->fail = 1; /* after the write, back up past it */
+			return CPW_WRITE;
+		}
+		return enough ? CPW_END : cpw_back_up(sh, me, L);
+	}
+	/* branch: the cell's lowest digit now, the others kept for later */
+	int c = choice & 0xffff, lv = sh->top;
+	unsigned m = sh->cand[c], d = 1u << cpt_lowest(m);
+	sh->rest[lv] = (uint16_t)(m & ~d);
+	sh->branch_cell[lv] = (uint16_t)c;
+	sh->top = lv + 1;
+	sh->level = lv;
+	sh->cell = c;
+	sh->digit = (int32_t)d;
+	me->nodes++;
+	return CPW_SAVE;
+}
+
+/* Cell c's units: its row, its column, its box. */
+GPU_FN void cpw_cell_units(int box, int side, int c, int *row, int *col, int *bx)
+{
+	int r = c / side, k = c % side;
+	*row = r;
+	*col = side + k;
+	*bx = 2 * side + (r / box) * box + k / box;
+}
+
+/* Runs one phase for one lane, for grids of box size box. Returns the
+ * phase after the barrier, the same for every lane of the warp. */
+GPU_FN int cpw_phase_size(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L, int phase,
+			  int box, int side, int cells)
+{
+	if (phase == CPW_DISPATCH)
+		phase = sh->next;
+	switch (phase) {
+	case CPW_UNITS: {
+		const unsigned all = (1u << side) - 1;
+		for (int u = me->lane; u < 3 * side; u += CPW_LANES) {
+			unsigned fixed = 0, once = 0, twice = 0;
+			int bad = 0;
+			for (int i = 0; i < side; i++) {
+				unsigned m = sh->cand[cpt_unit_cell(box, side, u, i)];
+				if (!(m & (m - 1))) {
+					bad |= (fixed & m) != 0; /* two cells hold one digit */
+					fixed |= m;
+				}
+				twice |= once & m;
+				once |= m;
+			}
+			if (bad || once != all)
+				sh->fail = 1;
+			sh->fixed[u] = (uint16_t)fixed;
+			sh->only[u] = (uint16_t)(once & ~twice);
+		}
+		return CPW_CELLS;
+	}
+	case CPW_CELLS: {
+		int best = CPW_NO_CHOICE, fail = 0, changed = 0;
+		for (int c = me->lane; c < cells; c += CPW_LANES) {
+			unsigned m = sh->cand[c];
+			if (!(m & (m - 1)))
+				continue; /* fixed (or empty: failed when it emptied) */
+			int r, k, b;
+			cpw_cell_units(box, side, c, &r, &k, &b);
+			unsigned left = m & ~(unsigned)(sh->fixed[r] | sh->fixed[k] | sh->fixed[b]);
+			unsigned here = left & (unsigned)(sh->only[r] | sh->only[k] | sh->only[b]);
+			if (here) {
+				if (here & (here - 1))
+					fail = 1; /* two digits need this one cell */
+				left = here;
+			}
+			if (!left)
+				fail = 1;
+			if (left != m) {
+				sh->cand[c] = (uint16_t)left;
+				changed = 1;
+			}
+			int n = cpt_popcount(left);
+			if (n > 1 && (n << 16 | c) < best)
+				best = n << 16 | c;
+		}
+		if (fail)
+			sh->fail = 1;
+		if (changed)
+			sh->changed = 1;
+		if (best != CPW_NO_CHOICE)
+			cpw_atomic_min(&sh->choice, best);
+		return CPW_LEADER;
+	}
+	case CPW_LEADER:
+		if (me->lane == 0)
+			sh->next = cpw_lead(sh, me, L);
+		return CPW_DISPATCH;
+	case CPW_SAVE:
+	case CPW_RESTORE: {
+		uint16_t *level = me->stack + (size_t)sh->level * (size_t)cells;
+		for (int c = me->lane; c < cells; c += CPW_LANES) {
+			if (phase == CPW_SAVE)
+				level[c] = sh->cand[c];
+			sh->cand[c] = c == sh->cell ? (uint16_t)sh->digit : level[c];
+		}
+		return CPW_UNITS;
+	}
+	case CPW_WRITE: {
+		uint8_t *out = L->solutions + (size_t)me->puzzle * (size_t)cells;
+		for (int c = me->lane; c < cells; c += CPW_LANES)
+			out[c] = (uint8_t)(cpt_lowest(sh->cand[c]) + 1);
+		return sh->after_write;
+	}
+	}
+	return CPW_END;
+}
+
+/* One phase for one lane. 9x9 gets its own copy, with the sizes constant:
+ * the divisions by them become multiplications, and the loops unroll. */
+GPU_FN int cpw_phase(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L, int phase)
+{
+	if (me->box == 3)
+		return cpw_phase_size(sh, me, L, phase, 3, 9, 81);
+	return cpw_phase_size(sh, me, L, phase, me->box, me->side, me->cells);
+}
+
+#endif
