@@ -9,7 +9,7 @@
  * owns cells (c = lane, lane + 32, ...) and units (u = lane, lane + 32,
  * ...), and a propagation pass is two short data-parallel phases.
  *
- * One pass of the propagation (both rules at once, from the same snapshot):
+ * The phases (both rules at once, from the same snapshot):
  *
  *   CPW_UNITS    each unit: the digits fixed in it (a clash: two cells hold
  *                one digit), the digits with a single place left (rule 2),
@@ -17,27 +17,32 @@
  *   CPW_CELLS    each open cell: its units' fixed digits go (rule 1); a
  *                digit its units have room for only here is taken (rule 2;
  *                two such digits: a contradiction); no candidate left: a
- *                contradiction. Each lane offers its fewest-candidates cell
- *                to an atomic minimum, for the branch when nothing changed
- *   CPW_LEADER   lane 0 alone decides: another pass, back up (a
- *                contradiction), branch, or a solution; it owns the stack's
- *                bookkeeping (the cell and digits left of each level) and
- *                the flags' polls
+ *                contradiction. Any lane sets the pass's flags (failed,
+ *                changed) and offers its fewest-candidates cell to an
+ *                atomic minimum, for the branch when nothing changed
+ *   CPW_CHECK    every lane reads the pass's flags: something changed and
+ *                nothing failed, the next pass's CPW_UNITS at once; else
+ *                lane 0, the leader, decides alone: back up, branch, or a
+ *                solution. It owns the stack's bookkeeping (the cell and
+ *                the digits left of each level) and the flags' polls
  *   CPW_SAVE     each lane copies its cells' masks to the new level of the
  *                stack (global memory, the warp's own) and the branch cell
  *                takes its digit
  *   CPW_RESTORE  the masks of a level back from the stack, the branch cell
  *                takes its next digit
  *   CPW_WRITE    each lane writes its cells of the solution
+ *   CPW_LEADER   after a solution when counting: the leader backs up
  *
- * The kernel (cuda/kernels.cu) and the emulator (cuda/emulate.c) both run
- * cpw_start() for every lane, a warp barrier (__syncwarp), then
- * cpw_phase() for every lane, a barrier, and so on; every lane gets the
- * same next phase, and CPW_END ends the tree for all of them at once. A
- * phase reads what the lanes wrote before the barrier and writes only what
- * no lane reads in the same phase (the flags are set to 1 by any lane and
- * cleared by the leader in its own phase), so the lanes' order within a
- * phase cannot matter: the emulator runs them in a scrambled order.
+ * A pass is two phases, a node two more. The kernel (cuda/kernels.cu) and
+ * the emulator (cuda/emulate.c) both run cpw_start() for every lane, a warp
+ * barrier (__syncwarp), then cpw_phase() for every lane, a barrier, and so
+ * on; every lane gets the same next phase, and CPW_END ends the tree for
+ * all of them at once. A phase reads what the lanes wrote before the
+ * barrier and writes only what no lane reads in the same phase, so the
+ * lanes' order within a phase cannot matter (the emulator scrambles it).
+ * Hence three sets of flags, by pass: UNITS and CELLS set pass p's, CHECK
+ * reads them while the leader clears pass p + 2's (the set of pass p - 1,
+ * which the check before read), so that pass p + 1 starts from a clear set.
  *
  * Choices where a GPU version of CP has no paper to follow: the passes are
  * Jacobi-style (all cells from one snapshot) where sudoku-cp applies rule 1
@@ -58,12 +63,23 @@
 #define CPW_MAX_UNITS (3 * CPW_MAX_SIDE)
 /* a level per branch: each fixes one more cell */
 #define CPW_LEVELS (CPW_MAX_CELLS + 1)
-/* leader steps (propagation passes) between two polls of the flags */
-#define CPW_POLL_STEPS 64
+/* the leader's decisions (about one per node) between two polls of the
+ * puzzle's and the host's flags */
+#define CPW_POLL_STEPS 16
+/* flag sets, by pass (see above) */
+#define CPW_FLAG_SETS 3
 /* the atomic minimum's start: no open cell */
 #define CPW_NO_CHOICE 0x7fffffff
 
-enum cpw_phase { CPW_UNITS, CPW_CELLS, CPW_LEADER, CPW_SAVE, CPW_RESTORE, CPW_WRITE, CPW_DISPATCH, CPW_END };
+enum cpw_phase {
+	CPW_UNITS, CPW_CELLS, CPW_CHECK, CPW_SAVE, CPW_RESTORE, CPW_WRITE, CPW_LEADER, CPW_DISPATCH, CPW_END
+};
+
+/* What the lanes tell each other about one pass. */
+struct cpw_flags {
+	int32_t fail, changed; /* set to 1 by any lane */
+	int32_t choice;        /* (candidates << 16 | cell), an atomic minimum */
+};
 
 /* A warp's shared memory. */
 struct cpw_shared {
@@ -72,8 +88,7 @@ struct cpw_shared {
 	uint16_t only[CPW_MAX_UNITS];     /* per unit: its digits with one place left */
 	uint16_t rest[CPW_LEVELS];        /* per level: the digits still to try */
 	uint16_t branch_cell[CPW_LEVELS]; /* per level: the cell branched on */
-	int32_t fail, changed;            /* set by any lane, cleared by the leader */
-	int32_t choice;                   /* (candidates << 16 | cell), an atomic minimum */
+	struct cpw_flags flags[CPW_FLAG_SETS]; /* pass p's are flags[p % 3] */
 	int32_t next;                     /* the leader's word: the phase after CPW_DISPATCH */
 	int32_t after_write;              /* CPW_END, or CPW_LEADER to go on past a solution */
 	int32_t level, cell, digit;       /* CPW_SAVE's and CPW_RESTORE's arguments */
@@ -86,6 +101,7 @@ struct cpw_lane {
 	int box, side, cells;
 	int puzzle;
 	uint16_t *stack; /* the warp's levels of cells masks (global memory) */
+	int pass;        /* the propagation pass, the same in every lane */
 	/* the leader's own */
 	int steps, polls;
 	uint64_t nodes;
@@ -107,6 +123,13 @@ GPU_FN void cpw_atomic_min(int32_t *p, int32_t v)
 #endif
 }
 
+GPU_FN void cpw_clear_flags(struct cpw_flags *f)
+{
+	f->fail = 0;
+	f->changed = 0;
+	f->choice = CPW_NO_CHOICE;
+}
+
 /* Every lane, first: its cells of tree number tree; the leader clears the
  * stack and the flags. Returns the first phase. */
 GPU_FN int cpw_start(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L, int tree, int lane,
@@ -122,11 +145,11 @@ GPU_FN int cpw_start(struct cpw_shared *sh, struct cpw_lane *me, const struct gp
 	const unsigned all = (1u << L->side) - 1;
 	for (int c = lane; c < me->cells; c += CPW_LANES)
 		sh->cand[c] = (uint16_t)(board[c] ? 1u << (board[c] - 1) : all);
+	me->pass = 0;
 	if (lane == 0) {
 		sh->top = 0;
-		sh->fail = 0;
-		sh->changed = 0;
-		sh->choice = CPW_NO_CHOICE;
+		for (int k = 0; k < CPW_FLAG_SETS; k++)
+			cpw_clear_flags(&sh->flags[k]);
 		me->steps = 0;
 		me->polls = 0;
 		me->nodes = 0;
@@ -157,37 +180,33 @@ GPU_FN int cpw_back_up(struct cpw_shared *sh, struct cpw_lane *me, const struct 
 	return CPW_END;
 }
 
-/* The leader, between two passes: what the warp does next. */
-GPU_FN int cpw_lead(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L)
+/* The leader, after a pass that changed nothing or failed: what the warp
+ * does next. */
+GPU_FN int cpw_lead(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L,
+		    const struct cpw_flags *pass)
 {
-	int fail = sh->fail, changed = sh->changed, choice = sh->choice;
-	sh->fail = 0;
-	sh->changed = 0;
-	sh->choice = CPW_NO_CHOICE;
 	if (me->steps++ % CPW_POLL_STEPS == 0) {
 		int state = gpu_should_stop(L, me->puzzle) ? TREE_EXHAUSTED : TREE_RUNNING;
 		if (!gpu_slice_end(L, me->puzzle, &me->nodes, &me->polls, state))
 			return CPW_END;
 	}
-	if (fail)
+	if (pass->fail)
 		return cpw_back_up(sh, me, L);
-	if (changed)
-		return CPW_UNITS;
-	if (choice == CPW_NO_CHOICE) {
+	if (pass->choice == CPW_NO_CHOICE) {
 		/* every cell single, every unit whole: a solution */
 		int first;
 		int enough = gpu_claim_solution(L, me->puzzle, &first);
 		if (enough)
 			gpu_slice_end(L, me->puzzle, &me->nodes, &me->polls, TREE_EXHAUSTED);
 		if (first) {
+			/* after the write, the end, or back up past it */
 			sh->after_write = enough ? CPW_END : CPW_LEADER;
-			sh->fail = 1; /* after the write, back up past it */
 			return CPW_WRITE;
 		}
 		return enough ? CPW_END : cpw_back_up(sh, me, L);
 	}
 	/* branch: the cell's lowest digit now, the others kept for later */
-	int c = choice & 0xffff, lv = sh->top;
+	int c = pass->choice & 0xffff, lv = sh->top;
 	unsigned m = sh->cand[c], d = 1u << cpt_lowest(m);
 	sh->rest[lv] = (uint16_t)(m & ~d);
 	sh->branch_cell[lv] = (uint16_t)c;
@@ -208,6 +227,32 @@ GPU_FN void cpw_cell_units(int box, int side, int c, int *row, int *col, int *bx
 	*bx = 2 * side + (r / box) * box + k / box;
 }
 
+/* Each of the lane's units: its fixed digits and the digits with one
+ * place left, for the cells' phase; a clash or a missing digit fails the
+ * pass. */
+GPU_FN void cpw_units(struct cpw_shared *sh, const struct cpw_lane *me, struct cpw_flags *flags, int box,
+		      int side)
+{
+	const unsigned all = (1u << side) - 1;
+	for (int u = me->lane; u < 3 * side; u += CPW_LANES) {
+		unsigned fixed = 0, once = 0, twice = 0;
+		int bad = 0;
+		for (int i = 0; i < side; i++) {
+			unsigned m = sh->cand[cpt_unit_cell(box, side, u, i)];
+			if (!(m & (m - 1))) {
+				bad |= (fixed & m) != 0; /* two cells hold one digit */
+				fixed |= m;
+			}
+			twice |= once & m;
+			once |= m;
+		}
+		if (bad || once != all)
+			flags->fail = 1;
+		sh->fixed[u] = (uint16_t)fixed;
+		sh->only[u] = (uint16_t)(once & ~twice);
+	}
+}
+
 /* Runs one phase for one lane, for grids of box size box. Returns the
  * phase after the barrier, the same for every lane of the warp. */
 GPU_FN int cpw_phase_size(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L, int phase,
@@ -216,28 +261,24 @@ GPU_FN int cpw_phase_size(struct cpw_shared *sh, struct cpw_lane *me, const stru
 	if (phase == CPW_DISPATCH)
 		phase = sh->next;
 	switch (phase) {
-	case CPW_UNITS: {
-		const unsigned all = (1u << side) - 1;
-		for (int u = me->lane; u < 3 * side; u += CPW_LANES) {
-			unsigned fixed = 0, once = 0, twice = 0;
-			int bad = 0;
-			for (int i = 0; i < side; i++) {
-				unsigned m = sh->cand[cpt_unit_cell(box, side, u, i)];
-				if (!(m & (m - 1))) {
-					bad |= (fixed & m) != 0; /* two cells hold one digit */
-					fixed |= m;
-				}
-				twice |= once & m;
-				once |= m;
-			}
-			if (bad || once != all)
-				sh->fail = 1;
-			sh->fixed[u] = (uint16_t)fixed;
-			sh->only[u] = (uint16_t)(once & ~twice);
+	case CPW_CHECK: {
+		const struct cpw_flags *done = &sh->flags[me->pass % CPW_FLAG_SETS];
+		int go_on = done->changed && !done->fail;
+		me->pass++;
+		if (me->lane == 0) /* the set after the next pass's: read by the last check */
+			cpw_clear_flags(&sh->flags[(me->pass + 1) % CPW_FLAG_SETS]);
+		if (!go_on) {
+			if (me->lane == 0)
+				sh->next = cpw_lead(sh, me, L, done);
+			return CPW_DISPATCH;
 		}
-		return CPW_CELLS;
 	}
+		/* fall through - the next pass at once */
+	case CPW_UNITS:
+		cpw_units(sh, me, &sh->flags[me->pass % CPW_FLAG_SETS], box, side);
+		return CPW_CELLS;
 	case CPW_CELLS: {
+		struct cpw_flags *flags = &sh->flags[me->pass % CPW_FLAG_SETS];
 		int best = CPW_NO_CHOICE, fail = 0, changed = 0;
 		for (int c = me->lane; c < cells; c += CPW_LANES) {
 			unsigned m = sh->cand[c];
@@ -263,16 +304,16 @@ GPU_FN int cpw_phase_size(struct cpw_shared *sh, struct cpw_lane *me, const stru
 				best = n << 16 | c;
 		}
 		if (fail)
-			sh->fail = 1;
+			flags->fail = 1;
 		if (changed)
-			sh->changed = 1;
+			flags->changed = 1;
 		if (best != CPW_NO_CHOICE)
-			cpw_atomic_min(&sh->choice, best);
-		return CPW_LEADER;
+			cpw_atomic_min(&flags->choice, best);
+		return CPW_CHECK;
 	}
 	case CPW_LEADER:
 		if (me->lane == 0)
-			sh->next = cpw_lead(sh, me, L);
+			sh->next = cpw_back_up(sh, me, L);
 		return CPW_DISPATCH;
 	case CPW_SAVE:
 	case CPW_RESTORE: {
