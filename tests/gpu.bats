@@ -111,26 +111,34 @@ solves() {
 	assert_output --regexp "^# unsupported: .*: line 1: gpu takes box sizes 2 to 5, not 36x36$"
 }
 
+# propagation_method METHOD MAX_BOX TOO_BIG: what CP and CPW share: counting
+# at several expand sizes, unsat, the sizes in hello, and the first size
+# refused
+propagation_method() {
+	local m=$1 max=$2 too_big=$3
+	for s in 1 7 500; do
+		run $G --method=$m --expand=$s --count=100000 <<<"$MULTI"
+		assert_failure 1
+		assert_output "# multiple solutions: 872"
+		run $G --method=$m --expand=$s <<<"$UNSAT"
+		assert_failure 1
+		assert_output "# unsat"
+	done
+	run $G --method=$m --count=5 <<<"$MULTI"
+	assert_output "# multiple solutions: at least 5"
+	run bash -c "$G --method=$m --protocol </dev/null | head -n 1"
+	assert_output --regexp " sizes=2-$max device=cpu "
+	run $G --method=$m "$DATA/$too_big.txt"
+	assert_failure 1
+	assert_output --regexp "^# unsupported: .*: line 1: gpu takes box sizes 2 to $max, not $too_big$"
+}
+
 @test "CP (not the paper's): 4x4, 9x9, the 17-clue puzzles, counting, unsat; refuses 16x16" {
 	solves "$DATA/4x4.txt" --method=cp
 	solves "$DATA/gpu-9x9.txt" --method=cp
 	solves "$DATA/easy9.txt" --method=cp
 	solves "$DATA/easy9.txt" --method=cp --expand=50 --threads=32
-	for s in 1 7 500; do
-		run $G --method=cp --expand=$s --count=100000 <<<"$MULTI"
-		assert_failure 1
-		assert_output "# multiple solutions: 872"
-		run $G --method=cp --expand=$s <<<"$UNSAT"
-		assert_failure 1
-		assert_output "# unsat"
-	done
-	run $G --method=cp --count=5 <<<"$MULTI"
-	assert_output "# multiple solutions: at least 5"
-	run bash -c "$G --method=cp --protocol </dev/null | head -n 1"
-	assert_output --regexp " sizes=2-3 device=cpu "
-	run $G --method=cp "$DATA/16x16.txt"
-	assert_failure 1
-	assert_output --regexp "^# unsupported: .*: line 1: gpu takes box sizes 2 to 3, not 16x16$"
+	propagation_method cp 3 16x16
 }
 
 @test "CPW (CP by a warp): 4x4 to 16x16, counting, unsat; refuses 25x25" {
@@ -140,21 +148,7 @@ solves() {
 	solves "$DATA/16x16.txt" --method=cpw
 	solves "$DATA/16x16-hex.txt" --method=cpw
 	solves "$DATA/easy9.txt" --method=cpw --expand=50 --threads=40
-	for s in 1 7 500; do
-		run $G --method=cpw --expand=$s --count=100000 <<<"$MULTI"
-		assert_failure 1
-		assert_output "# multiple solutions: 872"
-		run $G --method=cpw --expand=$s <<<"$UNSAT"
-		assert_failure 1
-		assert_output "# unsat"
-	done
-	run $G --method=cpw --count=5 <<<"$MULTI"
-	assert_output "# multiple solutions: at least 5"
-	run bash -c "$G --method=cpw --protocol </dev/null | head -n 1"
-	assert_output --regexp " sizes=2-4 device=cpu "
-	run $G --method=cpw "$DATA/25x25.txt"
-	assert_failure 1
-	assert_output --regexp "^# unsupported: .*: line 1: gpu takes box sizes 2 to 4, not 25x25$"
+	propagation_method cpw 4 25x25
 }
 
 @test "CPW searches CP's tree: the same node count on every puzzle" {
