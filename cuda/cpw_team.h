@@ -32,6 +32,9 @@
  *                takes its next digit
  *   CPW_WRITE    each lane writes its cells of the solution
  *   CPW_LEADER   after a solution when counting: the leader backs up
+ *   CPW_SPILL    (--split) the tree has had its passes in this launch: each
+ *                lane writes its cells of the tree's open work out, as
+ *                trees of masks for the next launch, and the tree ends
  *
  * A pass is two phases, a node two more. The kernel (cuda/kernels.cu) and
  * the emulator (cuda/emulate.c) both run cpw_start() for every lane, a warp
@@ -49,7 +52,15 @@
  * cell after cell; both reach the same fixpoint, the pass count differs.
  * The branch order is CP's (fewest candidates, the lowest cell on a tie,
  * digits ascending), so the node counts are CP's. Boxes 2 to 4: a 16-bit
- * mask per cell. */
+ * mask per cell.
+ *
+ * The split: a launch lasts as long as its longest tree, so a tree that has
+ * run split_passes passes stops at its next branch and hands its open work
+ * to the host, which launches again with it: the node it was about to
+ * branch at, and each digit still to try at each level of its stack (the
+ * level's masks, the branch cell holding that digit). These pieces are
+ * exactly the tree's unexplored part, so counts add up; each digit piece is
+ * counted as the node it would have been, so node counts stay CP's. */
 #ifndef SUDOKU_GPU_CPW_TEAM_H
 #define SUDOKU_GPU_CPW_TEAM_H
 
@@ -72,7 +83,8 @@
 #define CPW_NO_CHOICE 0x7fffffff
 
 enum cpw_phase {
-	CPW_UNITS, CPW_CELLS, CPW_CHECK, CPW_SAVE, CPW_RESTORE, CPW_WRITE, CPW_LEADER, CPW_DISPATCH, CPW_END
+	CPW_UNITS, CPW_CELLS, CPW_CHECK, CPW_SAVE, CPW_RESTORE, CPW_WRITE, CPW_LEADER, CPW_SPILL,
+	CPW_DISPATCH, CPW_END
 };
 
 /* What the lanes tell each other about one pass. */
@@ -92,6 +104,7 @@ struct cpw_shared {
 	int32_t next;                     /* the leader's word: the phase after CPW_DISPATCH */
 	int32_t after_write;              /* CPW_END, or CPW_LEADER to go on past a solution */
 	int32_t level, cell, digit;       /* CPW_SAVE's and CPW_RESTORE's arguments */
+	int32_t spill_at;                 /* CPW_SPILL's first piece */
 	int32_t top;                      /* levels on the stack */
 };
 
@@ -104,6 +117,7 @@ struct cpw_lane {
 	int pass;        /* the propagation pass, the same in every lane */
 	/* the leader's own */
 	int steps, polls;
+	int split_off; /* the spill was full: no split for this tree */
 	uint64_t nodes;
 };
 
@@ -141,10 +155,16 @@ GPU_FN int cpw_start(struct cpw_shared *sh, struct cpw_lane *me, const struct gp
 	me->cells = L->cells;
 	me->puzzle = L->tree_puzzle[tree];
 	me->stack = stack;
-	const uint8_t *board = L->trees + (size_t)tree * (size_t)L->cells;
-	const unsigned all = (1u << L->side) - 1;
-	for (int c = lane; c < me->cells; c += CPW_LANES)
-		sh->cand[c] = (uint16_t)(board[c] ? 1u << (board[c] - 1) : all);
+	if (L->tree_masks) {
+		const uint16_t *masks = L->tree_masks + (size_t)tree * (size_t)L->cells;
+		for (int c = lane; c < me->cells; c += CPW_LANES)
+			sh->cand[c] = masks[c];
+	} else {
+		const uint8_t *board = L->trees + (size_t)tree * (size_t)L->cells;
+		const unsigned all = (1u << L->side) - 1;
+		for (int c = lane; c < me->cells; c += CPW_LANES)
+			sh->cand[c] = (uint16_t)(board[c] ? 1u << (board[c] - 1) : all);
+	}
 	me->pass = 0;
 	if (lane == 0) {
 		sh->top = 0;
@@ -152,6 +172,7 @@ GPU_FN int cpw_start(struct cpw_shared *sh, struct cpw_lane *me, const struct gp
 			cpw_clear_flags(&sh->flags[k]);
 		me->steps = 0;
 		me->polls = 0;
+		me->split_off = 0;
 		me->nodes = 0;
 	}
 	return CPW_UNITS;
@@ -180,6 +201,62 @@ GPU_FN int cpw_back_up(struct cpw_shared *sh, struct cpw_lane *me, const struct 
 	return CPW_END;
 }
 
+/* The leader, at a branch past the split: room for the tree's open work
+ * (the node, and every digit left on the stack), which then counts as
+ * searched. Returns 0 when the pieces do not fit: the tree goes on. */
+GPU_FN int cpw_reserve_spill(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L)
+{
+	int pieces = 1;
+	for (int lv = 0; lv < sh->top; lv++)
+		pieces += cpt_popcount(sh->rest[lv]);
+	/* a compare-and-swap, so that the count never passes the cap and the
+	 * pieces written are exactly the first spill_count */
+	int at = *(volatile int32_t *)L->spill_count;
+	for (;;) {
+		if (at + pieces > L->spill_cap) {
+			me->split_off = 1; /* full: this tree goes on to its end */
+			return 0;
+		}
+#if defined(__CUDA_ARCH__)
+		int seen = atomicCAS((int *)L->spill_count, at, at + pieces);
+#else
+		int seen = *L->spill_count; /* the emulator runs one warp at a time */
+		if (seen == at)
+			*L->spill_count = at + pieces;
+#endif
+		if (seen == at)
+			break;
+		at = seen;
+	}
+	sh->spill_at = at;
+	me->nodes += (uint64_t)(pieces - 1); /* the digits tried, as back_up counts them */
+	gpu_slice_end(L, me->puzzle, &me->nodes, &me->polls, TREE_EXHAUSTED);
+	return 1;
+}
+
+/* Each lane's cells of the open work, piece after piece in the order
+ * cpw_reserve_spill counted them: the node, then each level's digits. */
+GPU_FN void cpw_spill(struct cpw_shared *sh, const struct cpw_lane *me, const struct gpu_launch *L, int cells)
+{
+	int k = sh->spill_at;
+	uint16_t *out = L->spill + (size_t)k * (size_t)cells;
+	for (int c = me->lane; c < cells; c += CPW_LANES)
+		out[c] = sh->cand[c];
+	if (me->lane == 0)
+		L->spill_puzzle[k] = me->puzzle;
+	k++;
+	for (int lv = 0; lv < sh->top; lv++) {
+		const uint16_t *level = me->stack + (size_t)lv * (size_t)cells;
+		for (unsigned rest = sh->rest[lv]; rest; rest &= rest - 1, k++) {
+			out = L->spill + (size_t)k * (size_t)cells;
+			for (int c = me->lane; c < cells; c += CPW_LANES)
+				out[c] = c == sh->branch_cell[lv] ? (uint16_t)(rest & -rest) : level[c];
+			if (me->lane == 0)
+				L->spill_puzzle[k] = me->puzzle;
+		}
+	}
+}
+
 /* The leader, after a pass that changed nothing or failed: what the warp
  * does next. */
 GPU_FN int cpw_lead(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu_launch *L,
@@ -205,6 +282,10 @@ GPU_FN int cpw_lead(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu
 		}
 		return enough ? CPW_END : cpw_back_up(sh, me, L);
 	}
+	/* (past one branch at least, so that every piece is less than the tree) */
+	if (L->split_passes && me->pass >= L->split_passes && sh->top > 0 && !me->split_off &&
+	    cpw_reserve_spill(sh, me, L))
+		return CPW_SPILL;
 	/* branch: the cell's lowest digit now, the others kept for later */
 	int c = pass->choice & 0xffff, lv = sh->top;
 	unsigned m = sh->cand[c], d = 1u << cpt_lowest(m);
@@ -315,6 +396,9 @@ GPU_FN int cpw_phase_size(struct cpw_shared *sh, struct cpw_lane *me, const stru
 		if (me->lane == 0)
 			sh->next = cpw_back_up(sh, me, L);
 		return CPW_DISPATCH;
+	case CPW_SPILL:
+		cpw_spill(sh, me, L, cells);
+		return CPW_END;
 	case CPW_SAVE:
 	case CPW_RESTORE: {
 		uint16_t *level = me->stack + (size_t)sh->level * (size_t)cells;

@@ -348,6 +348,13 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 	L->trees_done = &e.trees_done;
 	L->poll_steps = GPU_POLL_STEPS;
 	L->order = job->order;
+	L->tree_masks = job->tree_masks;
+	L->split_passes = job->split_passes;
+	L->spill = job->spill;
+	L->spill_puzzle = job->spill_puzzle;
+	L->spill_cap = job->spill_cap;
+	int32_t nspill = 0;
+	L->spill_count = &nspill;
 	job->stopped = false;
 	struct gpu_limits lim;
 	gpu_emulated_limits(&lim);
@@ -364,9 +371,12 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 	case GPU_CPT:
 		job->threads_used = job->threads;
 		return emulate_thread_per_tree(&e, true, err, errsz);
-	case GPU_CPW:
+	case GPU_CPW: {
 		job->threads_used = job->threads < CPW_LANES ? CPW_LANES : job->threads / CPW_LANES * CPW_LANES;
-		return emulate_cpw(&e, err, errsz);
+		int rc = emulate_cpw(&e, err, errsz);
+		job->nspill = nspill;
+		return rc;
+	}
 	}
 	snprintf(err, errsz, "unknown method");
 	return -1;

@@ -25,6 +25,13 @@ static int threads_per_block; /* 0: the default */
 static bool emulate;
 static int dlx_column = ORDER_ROWS;
 static bool timing;
+/* CPW's split. Choice, untested on a device yet: 1000 passes, from the
+ * emulated passes per puzzle of the 17-clue set (median 29, 99.9th
+ * percentile 1445, the hardest 13,464), so that almost every puzzle ends in
+ * the first launch and the few long ones are shared out (two phases a pass:
+ * a launch then waits for no tree much past 2000 phases). */
+#define DEFAULT_SPLIT 1000
+static int split_passes = DEFAULT_SPLIT;
 
 /* Help lines continue under the first, at column 26; the driver adds
  * " (default ...)" after the last. */
@@ -53,6 +60,10 @@ static const struct worker_option gpu_options[] = {
 	{"dlx-column", OPT_CHOICE, &dlx_column, 0, 0, "first|min",
 	 "PDLX's column to branch on: first (Algorithm 3, the brute" MORE
 	 "force's order) or min (the smallest, Knuth's heuristic)" LAST},
+	{"split", OPT_INT, &split_passes, 0, 1 << 30, NULL,
+	 "CPW: a tree that has run N propagation passes in a launch" MORE
+	 "hands its open work (its node, the digits left on its stack)" MORE
+	 "to the next launch, where idle warps share it; 0: never" LAST},
 	{"emulate", OPT_FLAG, &emulate, 0, 0, NULL,
 	 "run the kernels' code on the CPU (no GPU needed)" LAST},
 	{"timing", OPT_FLAG, &timing, 0, 0, NULL,
@@ -81,6 +92,10 @@ static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 	}
 	if (dlx_column != ORDER_ROWS && method != GPU_PDLX) {
 		snprintf(msg, msgsz, "--dlx-column is for --method=pdlx");
+		return -1;
+	}
+	if (split_passes != DEFAULT_SPLIT && method != GPU_CPW) {
+		snprintf(msg, msgsz, "--split is for --method=cpw");
 		return -1;
 	}
 	if (emulate) {
@@ -132,6 +147,73 @@ static double now_ms(void)
 }
 
 /* --- Algorithm 4 for puzzles of one size --- */
+
+static int run_job(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz)
+{
+	return emulate ? gpu_emulate(job, hooks, err, errsz) : gpu_cuda_run(job, hooks, err, errsz);
+}
+
+/* The launch of a job's trees; with CPW's split, then the launches of the
+ * pieces that trees cut short left (those of puzzles still open), until
+ * none is left. --timing reports each launch. Returns 0, or -1 with err. */
+static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct worker_ctx *ctx, double expand_ms,
+		  char *err, size_t errsz)
+{
+	const size_t cells = (size_t)job->cells;
+	uint16_t *in = NULL, *out = NULL;
+	int32_t *in_puzzle = NULL, *out_puzzle = NULL;
+	int rc = 0;
+	for (;;) {
+		if (job->split_passes) {
+			/* room for a few pieces a tree; a tree finds it full goes on */
+			long cap = 4L * job->ntrees + 4096;
+			out = malloc((size_t)cap * cells * sizeof *out);
+			out_puzzle = malloc((size_t)cap * sizeof *out_puzzle);
+			if (!out || !out_puzzle) {
+				snprintf(err, errsz, "out of memory");
+				rc = -1;
+				break;
+			}
+			job->spill = out;
+			job->spill_puzzle = out_puzzle;
+			job->spill_cap = (int)cap;
+		}
+		double t1 = now_ms();
+		rc = run_job(job, hooks, err, errsz);
+		if (timing) /* the driver's report channel, as progress is */
+			worker_progress(ctx, "launch puzzles=%d trees=%ld expand_ms=%.3f kernel_ms=%.3f", job->npuzzles,
+					(long)job->ntrees, expand_ms, now_ms() - t1);
+		expand_ms = 0;
+		free(in);
+		free(in_puzzle);
+		in = NULL;
+		in_puzzle = NULL;
+		if (rc < 0 || job->stopped || !job->split_passes)
+			break;
+		int n = 0;
+		for (int k = 0; k < job->nspill; k++) {
+			if (job->ctl[out_puzzle[k]].done)
+				continue;
+			memmove(out + (size_t)n * cells, out + (size_t)k * cells, cells * sizeof *out);
+			out_puzzle[n++] = out_puzzle[k];
+		}
+		if (n == 0)
+			break;
+		in = out;
+		in_puzzle = out_puzzle;
+		out = NULL;
+		out_puzzle = NULL;
+		job->trees = NULL;
+		job->tree_masks = in;
+		job->tree_puzzle = in_puzzle;
+		job->ntrees = n;
+	}
+	free(in);
+	free(in_puzzle);
+	free(out);
+	free(out_puzzle);
+	return rc;
+}
 
 struct group {
 	const struct grid *const *puzzles;
@@ -234,13 +316,9 @@ static void solve_group(struct group *g)
 			job.count_limit = (uint64_t)limit;
 			job.threads = threads_per_block ? threads_per_block : DEFAULT_THREADS;
 			job.order = dlx_column;
+			job.split_passes = method == GPU_CPW ? split_passes : 0;
 			char err[200] = "";
-			double t1 = now_ms();
-			int rc = emulate ? gpu_emulate(&job, &hooks, err, sizeof err)
-					 : gpu_cuda_run(&job, &hooks, err, sizeof err);
-			if (timing) /* the driver's report channel, as progress is */
-				worker_progress(g->ctx, "launch puzzles=%d trees=%ld expand_ms=%.3f kernel_ms=%.3f", k,
-						(long)f.n, t1 - t0, now_ms() - t1);
+			int rc = launch(&job, &hooks, g->ctx, now_ms() - t0, err, sizeof err);
 			if (rc < 0) {
 				char why[128];
 				snprintf(why, sizeof why, "%s: %s", emulate ? "emulation" : "CUDA", err);

@@ -61,6 +61,14 @@ struct gpu_launch {
 	long work_bytes;             /* the size of one */
 	int workers;                 /* threads (warps) that own one */
 	int32_t *next_tree;          /* CPW: the next tree a warp takes (atomic) */
+	/* CPW's split (--split): trees given as candidate masks instead of
+	 * boards, and where a tree past its passes leaves its open work */
+	const uint16_t *tree_masks;  /* ntrees × cells, or NULL: the boards */
+	int split_passes;            /* 0: no split */
+	uint16_t *spill;             /* spill_cap pieces × cells of masks */
+	int32_t *spill_puzzle;       /* the puzzle of each piece */
+	int32_t *spill_count;        /* pieces written (atomic; may pass spill_cap) */
+	int spill_cap;
 };
 
 /* Steps between two polls of the flags, and polls between two reports of

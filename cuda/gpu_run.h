@@ -28,7 +28,15 @@ struct gpu_job {
 	uint64_t count_limit;
 	int threads;                 /* SPBF, PDLX: threads per block */
 	int order;                   /* PDLX: enum branch_order */
+	/* CPW's split: the trees as masks (a split's pieces) instead of boards,
+	 * the passes a tree runs before it spills, and where the pieces go */
+	const uint16_t *tree_masks;  /* ntrees × cells, or NULL */
+	int split_passes;            /* 0: no split */
+	uint16_t *spill;             /* spill_cap × cells */
+	int32_t *spill_puzzle;       /* spill_cap */
+	int spill_cap;
 	/* out */
+	int nspill;                  /* pieces spilled (at most spill_cap) */
 	bool stopped;                /* a stop was asked for during the run */
 	int threads_used;            /* threads per block of the launch */
 };

@@ -127,6 +127,7 @@ static struct {
 	int32_t *stop_dev;        /* device memory: the kernels' stop flag */
 	uint64_t *status_host;    /* pinned: trees done, read during a run */
 	struct dev_buffer trees, tree_puzzle, ctl, solutions, trees_done, work, next_tree;
+	struct dev_buffer tree_masks, spill, spill_puzzle, spill_count; /* CPW's split */
 	bool cpt_stack_set;
 } cu;
 
@@ -323,15 +324,36 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		L.work_bytes = (long)stack;
 		L.workers = (int)warps;
 		L.next_tree = (int32_t *)cu.next_tree.p;
+		if (job->tree_masks) {
+			size_t bytes = ntrees * cells * sizeof(uint16_t);
+			if ((e = reserve(&cu.tree_masks, bytes)) != cudaSuccess ||
+			    (e = cudaMemcpyAsync(cu.tree_masks.p, job->tree_masks, bytes, cudaMemcpyHostToDevice,
+						 cu.run)) != cudaSuccess)
+				return fail(err, errsz, "CPW's masks", e);
+			L.tree_masks = (const uint16_t *)cu.tree_masks.p;
+		}
+		if (job->split_passes) {
+			size_t cap = (size_t)job->spill_cap;
+			if ((e = reserve(&cu.spill, cap * cells * sizeof(uint16_t))) != cudaSuccess ||
+			    (e = reserve(&cu.spill_puzzle, cap * sizeof(int32_t))) != cudaSuccess ||
+			    (e = reserve(&cu.spill_count, sizeof(int32_t))) != cudaSuccess ||
+			    (e = cudaMemsetAsync(cu.spill_count.p, 0, sizeof(int32_t), cu.run)) != cudaSuccess)
+				return fail(err, errsz, "CPW's split", e);
+			L.split_passes = job->split_passes;
+			L.spill = (uint16_t *)cu.spill.p;
+			L.spill_puzzle = (int32_t *)cu.spill_puzzle.p;
+			L.spill_count = (int32_t *)cu.spill_count.p;
+			L.spill_cap = job->spill_cap;
+		}
 		blocks = (long)((warps + (size_t)warps_per_block - 1) / (size_t)warps_per_block);
 		break;
 	}
 	}
 	job->threads_used = threads;
 
-	/* line 4: the transfer */
-	if ((e = cudaMemcpyAsync(cu.trees.p, job->trees, ntrees * cells, cudaMemcpyHostToDevice, cu.run)) !=
-		    cudaSuccess ||
+	/* line 4: the transfer (of the boards, unless the trees are CPW's masks) */
+	if ((job->trees && (e = cudaMemcpyAsync(cu.trees.p, job->trees, ntrees * cells, cudaMemcpyHostToDevice,
+						 cu.run)) != cudaSuccess) ||
 	    (e = cudaMemcpyAsync(cu.tree_puzzle.p, job->tree_puzzle, ntrees * sizeof(int32_t),
 				 cudaMemcpyHostToDevice, cu.run)) != cudaSuccess ||
 	    (e = cudaMemcpyAsync(cu.ctl.p, job->ctl, npuzzles * sizeof(struct gpu_ctl),
@@ -395,6 +417,17 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	    (e = cudaMemcpy(job->solutions, cu.solutions.p, npuzzles * cells, cudaMemcpyDeviceToHost)) !=
 		    cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
+	job->nspill = 0;
+	if (L.split_passes) {
+		int32_t n = 0;
+		if ((e = cudaMemcpy(&n, cu.spill_count.p, sizeof n, cudaMemcpyDeviceToHost)) != cudaSuccess ||
+		    (e = cudaMemcpy(job->spill, cu.spill.p, (size_t)n * cells * sizeof(uint16_t),
+				    cudaMemcpyDeviceToHost)) != cudaSuccess ||
+		    (e = cudaMemcpy(job->spill_puzzle, cu.spill_puzzle.p, (size_t)n * sizeof(int32_t),
+				    cudaMemcpyDeviceToHost)) != cudaSuccess)
+			return fail(err, errsz, "copy of CPW's split from the device", e);
+		job->nspill = n;
+	}
 	/* line 7 (checking the results) is the caller's */
 	return 0;
 }

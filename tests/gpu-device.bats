@@ -55,6 +55,8 @@ solves() {
 	done
 	solves "$DATA/16x16.txt" --method=cpw
 	solves "$DATA/16x16-hex.txt" --method=cpw
+	solves "$DATA/cp9-unique.txt" --method=cpw --split=3
+	solves "$DATA/16x16.txt" --method=cpw --split=1
 }
 
 @test "device: the suite's 17-clue puzzles (up to 1.8e9 brute-force placements)" {
@@ -82,6 +84,14 @@ solves() {
 		run sudoku-gpu --method=$m --count <<<"$UNSAT"
 		assert_failure 1
 		assert_output "# unsat"
+	done
+	# CPW split: the pieces add up to the whole tree, however the warps race
+	for s in 1 64; do
+		dev=$(echo "solve b $MULTI count=100000" | sudoku-gpu --method=cpw --split=2 --expand=$s --protocol | tail -n 1)
+		emu=$(echo "solve b $MULTI count=100000" | sudoku-gpu --emulate --method=cpw --expand=$s --protocol | tail -n 1)
+		echo "cpw --split=2 s=$s: device: $dev; emulated: $emu"
+		[[ $dev == "count b 872 "* ]]
+		[ "$(grep -o 'nodes=[0-9]*' <<<"$dev")" = "$(grep -o 'nodes=[0-9]*' <<<"$emu")" ]
 	done
 }
 

@@ -60,7 +60,7 @@ solves() {
 	done
 }
 
-@test "usage errors: --threads with OPBF, --dlx-column without PDLX, a bad method" {
+@test "usage errors: --threads with OPBF, --dlx-column without PDLX, --split without CPW, a bad method" {
 	run --separate-stderr $G --method=opbf --threads=32 "$DATA/4x4.txt"
 	assert_failure 2
 	[[ $stderr == *"--threads: OPBF's blocks are N×N threads"* ]]
@@ -70,6 +70,9 @@ solves() {
 	run --separate-stderr $G --method=cuda "$DATA/4x4.txt"
 	assert_failure 2
 	[[ $stderr == *"'cuda' is not one of spbf|opbf|pdlx"* ]]
+	run --separate-stderr $G --method=cp --split=100 "$DATA/4x4.txt"
+	assert_failure 2
+	[[ $stderr == *"--split is for --method=cpw"* ]]
 }
 
 @test "SPBF emulated: 9x9 (expand sizes 1, 16, default) and 16x16" {
@@ -151,19 +154,45 @@ propagation_method() {
 	propagation_method cpw 4 25x25
 }
 
-@test "CPW searches CP's tree: the same node count on every puzzle" {
-	# the same branches in the same order; only who does the propagation differs
-	awk '!/^#/ && NF { print "solve p" NR " " $1 " count=2" }' "$DATA/cp9-unique.txt" "$DATA/cp9-count.txt" \
+@test "CPW searches CP's tree, split or not: the same counts and node counts on every puzzle" {
+	# the same branches in the same order; only who does the propagation
+	# differs. Split (by default after 1000 passes), the pieces of a tree are its unexplored part exactly:
+	# over whole trees (counting past their solutions), the same again
+	awk '!/^#/ && NF { print "solve p" NR " " $1 " count=100000" }' "$DATA/cp9-unique.txt" "$DATA/cp9-count.txt" \
 		>"$BATS_TEST_TMPDIR/in"
-	for m in cp cpw; do
+	for m in cp "cpw --split=0" cpw "cpw --split=1" "cpw --split=6"; do
 		$G --method=$m --protocol <"$BATS_TEST_TMPDIR/in" |
 			awk '$1 == "count" { for (i = 3; i <= NF; i++) if ($i ~ /^nodes=/) print $2, $3, $i }' |
-			sort >"$BATS_TEST_TMPDIR/$m"
+			sort >"$BATS_TEST_TMPDIR/${m//[ =-]/}"
 	done
 	run awk '{ split($3, n, "="); if (n[2] > 0) searched++ } END { print NR, (searched > 40) }' "$BATS_TEST_TMPDIR/cpw"
 	assert_output "$(cat "$DATA/cp9-unique.txt" "$DATA/cp9-count.txt" | grep -cv '^#') 1"
-	run diff "$BATS_TEST_TMPDIR/cp" "$BATS_TEST_TMPDIR/cpw"
+	for m in cpwsplit0 cpw cpwsplit1 cpwsplit6; do
+		run diff "$BATS_TEST_TMPDIR/cp" "$BATS_TEST_TMPDIR/$m"
+		assert_success
+	done
+}
+
+@test "CPW --split: more launches, the same answers, counts and unsat" {
+	local n
+	n=$(grep -cv '^#' "$DATA/cp9-unique.txt")
+	run --separate-stderr $G --method=cpw --split=3 --timing --progress "$DATA/cp9-unique.txt"
 	assert_success
+	printf '%s\n' "${lines[@]}" >"$BATS_TEST_TMPDIR/out"
+	run verify "$DATA/cp9-unique.txt" "$BATS_TEST_TMPDIR/out"
+	assert_line --regexp "^$n ok, 0 none, 0 wrong$"
+	# the first launch has a tree per puzzle, the next ones the pieces
+	[ "$(grep -c "launch puzzles=$n " <<<"$stderr")" -ge 3 ]
+	[[ $stderr == *"launch puzzles=$n trees=$n "* ]]
+	solves "$DATA/16x16.txt" --method=cpw --split=1
+	for s in 1 40; do
+		run $G --method=cpw --split=2 --expand=$s --count=100000 <<<"$MULTI"
+		assert_failure 1
+		assert_output "# multiple solutions: 872"
+		run $G --method=cpw --split=1 --expand=$s --count <<<"$UNSAT"
+		assert_failure 1
+		assert_output "# unsat"
+	done
 }
 
 @test "the expand size: from 1 to far past the tree, the same unique answers" {
