@@ -100,7 +100,7 @@ struct cpw_shared {
 	uint16_t only[CPW_MAX_UNITS];     /* per unit: its digits with one place left */
 	uint16_t rest[CPW_LEVELS];        /* per level: the digits still to try */
 	uint16_t branch_cell[CPW_LEVELS]; /* per level: the cell branched on */
-	struct cpw_flags flags[CPW_FLAG_SETS]; /* pass p's are flags[p % 3] */
+	struct cpw_flags flags[CPW_FLAG_SETS]; /* by pass, in turn */
 	int32_t next;                     /* the leader's word: the phase after CPW_DISPATCH */
 	int32_t after_write;              /* CPW_END, or CPW_LEADER to go on past a solution */
 	int32_t level, cell, digit;       /* CPW_SAVE's and CPW_RESTORE's arguments */
@@ -114,9 +114,11 @@ struct cpw_lane {
 	int box, side, cells;
 	int puzzle;
 	uint16_t *stack; /* the warp's levels of cells masks (global memory) */
-	int pass;        /* the propagation pass, the same in every lane */
+	int set;         /* the pass's flag set (0 to 2), the same in every lane */
+	int pass;        /* passes since the tree started (stops at 2^30) */
 	/* the leader's own */
-	int steps, polls;
+	unsigned steps; /* decisions, wrapping */
+	int polls;
 	int split_off; /* the spill was full: no split for this tree */
 	uint64_t nodes;
 };
@@ -165,6 +167,7 @@ GPU_FN int cpw_start(struct cpw_shared *sh, struct cpw_lane *me, const struct gp
 		for (int c = lane; c < me->cells; c += CPW_LANES)
 			sh->cand[c] = (uint16_t)(board[c] ? 1u << (board[c] - 1) : all);
 	}
+	me->set = 0;
 	me->pass = 0;
 	if (lane == 0) {
 		sh->top = 0;
@@ -343,11 +346,13 @@ GPU_FN int cpw_phase_size(struct cpw_shared *sh, struct cpw_lane *me, const stru
 		phase = sh->next;
 	switch (phase) {
 	case CPW_CHECK: {
-		const struct cpw_flags *done = &sh->flags[me->pass % CPW_FLAG_SETS];
+		const struct cpw_flags *done = &sh->flags[me->set];
 		int go_on = done->changed && !done->fail;
-		me->pass++;
+		me->set = me->set == CPW_FLAG_SETS - 1 ? 0 : me->set + 1;
+		if (me->pass < 1 << 30)
+			me->pass++;
 		if (me->lane == 0) /* the set after the next pass's: read by the last check */
-			cpw_clear_flags(&sh->flags[(me->pass + 1) % CPW_FLAG_SETS]);
+			cpw_clear_flags(&sh->flags[me->set == CPW_FLAG_SETS - 1 ? 0 : me->set + 1]);
 		if (!go_on) {
 			if (me->lane == 0)
 				sh->next = cpw_lead(sh, me, L, done);
@@ -356,10 +361,10 @@ GPU_FN int cpw_phase_size(struct cpw_shared *sh, struct cpw_lane *me, const stru
 	}
 		/* fall through - the next pass at once */
 	case CPW_UNITS:
-		cpw_units(sh, me, &sh->flags[me->pass % CPW_FLAG_SETS], box, side);
+		cpw_units(sh, me, &sh->flags[me->set], box, side);
 		return CPW_CELLS;
 	case CPW_CELLS: {
-		struct cpw_flags *flags = &sh->flags[me->pass % CPW_FLAG_SETS];
+		struct cpw_flags *flags = &sh->flags[me->set];
 		int best = CPW_NO_CHOICE, fail = 0, changed = 0;
 		for (int c = me->lane; c < cells; c += CPW_LANES) {
 			unsigned m = sh->cand[c];
