@@ -219,7 +219,7 @@ struct group {
 	const struct grid *const *puzzles;
 	const int *index; /* into puzzles, res, status */
 	int n;
-	struct solve_result *res;
+	struct solve_result *const *res;
 	enum solve_status *status;
 	struct worker_ctx *ctx;
 };
@@ -229,7 +229,7 @@ static void give_up(struct group *g, int from, int to, const char *why)
 	for (int k = from; k < to; k++) {
 		int i = g->index[k];
 		g->status[i] = SOLVE_GAVEUP;
-		snprintf(g->res[i].reason, sizeof g->res[i].reason, "%s", why);
+		snprintf(g->res[i]->reason, sizeof g->res[i]->reason, "%s", why);
 	}
 }
 
@@ -238,7 +238,7 @@ static void finish_puzzle(struct group *g, int i, const struct gpu_ctl *ctl, con
 			  bool stopped)
 {
 	const uint64_t limit = (uint64_t)worker_count_limit(g->ctx);
-	struct solve_result *r = &g->res[i];
+	struct solve_result *r = g->res[i];
 	r->nodes = ctl->nodes;
 	r->count = (long)(ctl->count < limit ? ctl->count : limit);
 	if (ctl->count >= limit) {
@@ -249,7 +249,10 @@ static void finish_puzzle(struct group *g, int i, const struct gpu_ctl *ctl, con
 		g->status[i] = ctl->count ? SOLVE_SOLVED : SOLVE_UNSAT;
 	}
 	if (ctl->count) {
-		r->solution = *g->puzzles[i];
+		/* the header and the cells used, not all 4096 */
+		r->solution.box = g->puzzles[i]->box;
+		r->solution.side = g->puzzles[i]->side;
+		r->solution.cells = g->puzzles[i]->cells;
 		memcpy(r->solution.cell, solution, (size_t)r->solution.cells);
 	}
 }
@@ -344,17 +347,21 @@ out:
 	free(solutions);
 }
 
-static void gpu_solve_batch(const struct grid *const *puzzles, int n, struct solve_result *res,
+static void gpu_solve_batch(const struct grid *const *puzzles, int n, struct solve_result *const *res,
 			    enum solve_status *status, struct worker_ctx *ctx)
 {
 	int *index = malloc((size_t)n * sizeof *index);
 	for (int i = 0; i < n; i++) {
-		memset(&res[i], 0, sizeof res[i]);
+		/* the fields every status reads (a whole result is 4 KB) */
+		res[i]->count = 0;
+		res[i]->nodes = 0;
+		res[i]->reason[0] = '\0';
+		res[i]->solution.cells = 0;
 		status[i] = SOLVE_GAVEUP;
 	}
 	if (!usable || !index) {
 		for (int i = 0; i < n; i++)
-			snprintf(res[i].reason, sizeof res[i].reason, "%s",
+			snprintf(res[i]->reason, sizeof res[i]->reason, "%s",
 				 index ? "no usable device" : "out of memory");
 		free(index);
 		return;
@@ -375,7 +382,7 @@ static enum solve_status gpu_solve(const struct grid *puzzle, struct solve_resul
 				   struct worker_ctx *ctx)
 {
 	enum solve_status status;
-	gpu_solve_batch(&puzzle, 1, res, &status, ctx);
+	gpu_solve_batch(&puzzle, 1, &res, &status, ctx);
 	return status;
 }
 

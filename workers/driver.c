@@ -704,12 +704,16 @@ static void solve_jobs(struct job **jobs, int n)
 		st[0] = ALGO.solve(&jobs[0]->grid, &res[0], &ctx);
 	} else {
 		const struct grid **grids = calloc((size_t)n, sizeof *grids);
-		if (!grids)
+		struct solve_result **out = calloc((size_t)n, sizeof *out);
+		if (!grids || !out)
 			exit(2);
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < n; i++) {
 			grids[i] = &jobs[i]->grid;
-		ALGO.solve_batch(grids, n, res, st, &ctx);
+			out[i] = &res[i];
+		}
+		ALGO.solve_batch(grids, n, out, st, &ctx);
 		free(grids);
+		free(out);
 	}
 	double ms = worker_elapsed_ms(&ctx);
 	pthread_mutex_lock(&queue_lock);
@@ -915,20 +919,23 @@ static void flush_pending(void)
 				run[i]->st = ALGO.solve(&run[i]->item.grid, &run[i]->res, &ctx);
 			}
 		} else {
+			/* the answers go straight to the pending records: a second
+			 * array of results (4 KB each) cost big batches more than the
+			 * GPU's launches did */
 			const struct grid **grids = malloc((size_t)n * sizeof *grids);
-			struct solve_result *res = calloc((size_t)n, sizeof *res);
+			struct solve_result **res = malloc((size_t)n * sizeof *res);
 			enum solve_status *st = malloc((size_t)n * sizeof *st);
 			if (!grids || !res || !st) {
 				fprintf(stderr, "%s: out of memory\n", program);
 				exit(2);
 			}
-			for (int i = 0; i < n; i++)
-				grids[i] = &run[i]->item.grid;
-			ALGO.solve_batch(grids, n, res, st, &ctx);
 			for (int i = 0; i < n; i++) {
-				run[i]->res = res[i];
-				run[i]->st = st[i];
+				grids[i] = &run[i]->item.grid;
+				res[i] = &run[i]->res;
 			}
+			ALGO.solve_batch(grids, n, res, st, &ctx);
+			for (int i = 0; i < n; i++)
+				run[i]->st = st[i];
 			free(grids);
 			free(res);
 			free(st);

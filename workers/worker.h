@@ -74,8 +74,10 @@ struct worker_algorithm {
 	enum solve_status (*solve)(const struct grid *puzzle, struct solve_result *res,
 				   struct worker_ctx *ctx);
 	/* Optional: solves several puzzles at once (the GPU). The driver calls it
-	 * with up to batch_max puzzles when more than one is waiting. */
-	void (*solve_batch)(const struct grid *const *puzzles, int n, struct solve_result *res,
+	 * with up to batch_max puzzles when more than one is waiting; it fills
+	 * *res[i] (uninitialised: pointers into the driver's own records, so that
+	 * a big batch costs no second copy of them) and status[i]. */
+	void (*solve_batch)(const struct grid *const *puzzles, int n, struct solve_result *const *res,
 			    enum solve_status *status, struct worker_ctx *ctx);
 	int batch_max;
 };
