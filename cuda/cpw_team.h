@@ -18,8 +18,8 @@
  *                digit its units have room for only here is taken (rule 2;
  *                two such digits: a contradiction); no candidate left: a
  *                contradiction. Any lane sets the pass's flags (failed,
- *                changed) and offers its fewest-candidates cell to an
- *                atomic minimum, for the branch when nothing changed
+ *                changed) and offers its fewest-candidates cell to the
+ *                pass's minimum, for the branch when nothing changed
  *   CPW_CHECK    every lane reads the pass's flags: something changed and
  *                nothing failed, the next pass's CPW_UNITS at once; else
  *                lane 0, the leader, decides alone: back up, branch, or a
@@ -79,7 +79,7 @@
 #define CPW_POLL_STEPS 16
 /* flag sets, by pass (see above) */
 #define CPW_FLAG_SETS 3
-/* the atomic minimum's start: no open cell */
+/* the lanes' minimum before any offer: no open cell */
 #define CPW_NO_CHOICE 0x7fffffff
 
 enum cpw_phase {
@@ -90,7 +90,7 @@ enum cpw_phase {
 /* What the lanes tell each other about one pass. */
 struct cpw_flags {
 	int32_t fail, changed; /* set to 1 by any lane */
-	int32_t choice;        /* (candidates << 16 | cell), an atomic minimum */
+	int32_t choice;        /* (candidates << 16 | cell), the lanes' minimum */
 };
 
 /* A warp's shared memory. */
@@ -129,13 +129,24 @@ GPU_FN long cpw_stack_bytes(int cells)
 	return (long)(cells + 1) * cells * (long)sizeof(uint16_t);
 }
 
-GPU_FN void cpw_atomic_min(int32_t *p, int32_t v)
+/* Every lane of the warp, in the cells' phase: its fewest-candidates cell
+ * (or CPW_NO_CHOICE) into the pass's minimum. On the device one warp
+ * reduction and one store by lane 0 (the only writer of the pass's choice),
+ * rather than 32 atomics on one shared word, which would take turns. */
+GPU_FN void cpw_offer_choice(struct cpw_flags *flags, int best, int lane)
 {
-#if defined(__CUDA_ARCH__)
-	atomicMin((int *)p, (int)v);
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+	best = __reduce_min_sync(0xffffffffu, best);
+	if (lane == 0)
+		flags->choice = best;
+#elif defined(__CUDA_ARCH__)
+	(void)lane;
+	if (best != CPW_NO_CHOICE)
+		atomicMin((int *)&flags->choice, best);
 #else
-	if (v < *p) /* the emulator runs one lane at a time */
-		*p = v;
+	(void)lane;
+	if (best < flags->choice) /* the emulator runs one lane at a time */
+		flags->choice = best;
 #endif
 }
 
@@ -393,8 +404,7 @@ GPU_FN int cpw_phase_size(struct cpw_shared *sh, struct cpw_lane *me, const stru
 			flags->fail = 1;
 		if (changed)
 			flags->changed = 1;
-		if (best != CPW_NO_CHOICE)
-			cpw_atomic_min(&flags->choice, best);
+		cpw_offer_choice(flags, best, me->lane); /* by every lane */
 		return CPW_CHECK;
 	}
 	case CPW_LEADER:
