@@ -307,6 +307,10 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		threads = job->threads < CPW_LANES ? CPW_LANES : job->threads / CPW_LANES * CPW_LANES;
 		const int warps_per_block = threads / CPW_LANES;
 		shared = (size_t)warps_per_block * sizeof(struct cpw_shared);
+		/* past 48 KB (--threads 1024: 32 warps) a block must opt in */
+		if ((e = cudaFuncSetAttribute(cpw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared)) !=
+		    cudaSuccess)
+			return fail(err, errsz, "CPW shared memory", e);
 		int per_sm = 0;
 		if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cpw_kernel, threads, shared)) !=
 		    cudaSuccess)

@@ -57,6 +57,8 @@ solves() {
 	solves "$DATA/16x16-hex.txt" --method=cpw
 	solves "$DATA/cp9-unique.txt" --method=cpw --split=3
 	solves "$DATA/16x16.txt" --method=cpw --split=1
+	# 32 warps a block: past 48 KB of shared memory
+	solves "$DATA/cp9-unique.txt" --method=cpw --threads=1024
 }
 
 @test "device: the suite's 17-clue puzzles (up to 1.8e9 brute-force placements)" {
