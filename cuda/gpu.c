@@ -80,6 +80,8 @@ static const long default_trees[] = {[GPU_SPBF] = 32768, [GPU_OPBF] = 2048, [GPU
 #define DEFAULT_THREADS 64
 /* The most a launch's trees take on the host (and, copied, on the device). */
 #define FRONTIER_BYTES (256L << 20)
+/* The most CPW's split pieces of one launch take, on each side. */
+#define SPILL_BYTES (64L << 20)
 
 static struct gpu_limits limits;
 static bool usable;
@@ -165,8 +167,11 @@ static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct wor
 	int rc = 0;
 	for (;;) {
 		if (job->split_passes) {
-			/* room for a few pieces a tree; a tree finds it full goes on */
+			/* room for a few pieces a tree, up to SPILL_BYTES on either
+			 * side; a tree that finds it full goes on to its end */
 			long cap = 4L * job->ntrees + 4096;
+			if (cap > SPILL_BYTES / (long)(cells * sizeof *out))
+				cap = SPILL_BYTES / (long)(cells * sizeof *out);
 			out = malloc((size_t)cap * cells * sizeof *out);
 			out_puzzle = malloc((size_t)cap * sizeof *out_puzzle);
 			if (!out || !out_puzzle) {

@@ -238,11 +238,77 @@ static void test_emulated_launch(void)
 	}
 }
 
+/* CPW's split: the pieces of a launch, relaunched until none is left, add
+ * up to the whole tree; a spill buffer too small for a tree's pieces makes
+ * that tree go on to its end instead. */
+static void test_cpw_split(void)
+{
+	struct grid g;
+	parse(multi, &g);
+	const struct gpu_hooks hooks = {NULL, never, never, no_progress};
+	static const int caps[] = {1 << 16, 40, 3};
+	for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+		struct frontier f;
+		struct expand_result er;
+		struct gpu_ctl ctl;
+		uint8_t sol[81];
+		frontier_init(&f, 81);
+		memset(&ctl, 0, sizeof ctl);
+		if (expand_puzzle(&g, 0, 1, ORDER_ROWS, 100000, &f, &er, sol, NULL) != EXPAND_OK)
+			exit(2);
+		ctl.count = (uint64_t)er.solutions;
+		struct gpu_job job;
+		memset(&job, 0, sizeof job);
+		job.method = GPU_CPW;
+		job.box = 3;
+		job.side = 9;
+		job.cells = 81;
+		job.ntrees = (int)f.n;
+		job.npuzzles = 1;
+		job.trees = f.boards;
+		job.tree_puzzle = f.puzzle;
+		job.ctl = &ctl;
+		job.solutions = sol;
+		job.count_limit = 100000;
+		job.threads = 32;
+		job.split_passes = 1;
+		job.spill_cap = caps[c];
+		uint16_t *in = NULL;
+		int32_t *in_puzzle = NULL;
+		int launches = 0, most = 0, rc = 0;
+		char err[128] = "";
+		do {
+			job.spill = malloc((size_t)job.spill_cap * 81 * sizeof *job.spill);
+			job.spill_puzzle = malloc((size_t)job.spill_cap * sizeof *job.spill_puzzle);
+			if (!job.spill || !job.spill_puzzle)
+				exit(2);
+			rc |= gpu_emulate(&job, &hooks, err, sizeof err);
+			launches++;
+			most = job.nspill > most ? job.nspill : most;
+			free(in);
+			free(in_puzzle);
+			in = job.spill;
+			in_puzzle = job.spill_puzzle;
+			job.trees = NULL;
+			job.tree_masks = in;
+			job.tree_puzzle = in_puzzle;
+			job.ntrees = job.nspill;
+		} while (job.nspill > 0 && launches < 10000);
+		free(in);
+		free(in_puzzle);
+		ok(rc == 0 && ctl.count == 872 && most <= caps[c] && (caps[c] > 3 || launches > 1),
+		   "split after each pass, room for %d pieces: %d launches, at most %d pieces, %llu solutions %s",
+		   caps[c], launches, most, (unsigned long long)ctl.count, err);
+		frontier_free(&f);
+	}
+}
+
 int main(void)
 {
 	test_branches();
 	test_partition();
 	test_emulated_launch();
+	test_cpw_split();
 	free(dlx_work);
 	return tap_done();
 }
