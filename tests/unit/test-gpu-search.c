@@ -187,6 +187,25 @@ static void no_progress(void *arg, uint64_t nodes, uint64_t done, uint64_t trees
 	(void)trees;
 }
 
+/* A launch of a frontier's 9x9 trees, as the worker makes it. */
+static void job_9x9(struct gpu_job *job, enum gpu_method m, const struct frontier *f, int npuzzles,
+		    struct gpu_ctl *ctl, uint8_t *solutions, long limit)
+{
+	memset(job, 0, sizeof *job);
+	job->method = m;
+	job->box = 3;
+	job->side = 9;
+	job->cells = 81;
+	job->ntrees = (int)f->n;
+	job->npuzzles = npuzzles;
+	job->trees = f->boards;
+	job->tree_puzzle = f->puzzle;
+	job->ctl = ctl;
+	job->solutions = solutions;
+	job->count_limit = (uint64_t)limit;
+	job->threads = 64;
+}
+
 /* Each method, emulated, on a frontier of two puzzles: counts to a limit,
  * and finds the unique puzzle's answer. */
 static void test_emulated_launch(void)
@@ -209,19 +228,7 @@ static void test_emulated_launch(void)
 				ctl[p].count = (uint64_t)er[p].solutions;
 			}
 			struct gpu_job job;
-			memset(&job, 0, sizeof job);
-			job.method = (enum gpu_method)m;
-			job.box = 3;
-			job.side = 9;
-			job.cells = 81;
-			job.ntrees = (int)f.n;
-			job.npuzzles = 2;
-			job.trees = f.boards;
-			job.tree_puzzle = f.puzzle;
-			job.ctl = ctl;
-			job.solutions = &sol[0][0];
-			job.count_limit = (uint64_t)limit;
-			job.threads = 64;
+			job_9x9(&job, (enum gpu_method)m, &f, 2, ctl, &sol[0][0], limit);
 			char err[128] = "";
 			int rc = gpu_emulate(&job, &hooks, err, sizeof err);
 			struct grid a = g[0], b = g[1];
@@ -258,19 +265,7 @@ static void test_cpw_split(void)
 			exit(2);
 		ctl.count = (uint64_t)er.solutions;
 		struct gpu_job job;
-		memset(&job, 0, sizeof job);
-		job.method = GPU_CPW;
-		job.box = 3;
-		job.side = 9;
-		job.cells = 81;
-		job.ntrees = (int)f.n;
-		job.npuzzles = 1;
-		job.trees = f.boards;
-		job.tree_puzzle = f.puzzle;
-		job.ctl = &ctl;
-		job.solutions = sol;
-		job.count_limit = 100000;
-		job.threads = 32;
+		job_9x9(&job, GPU_CPW, &f, 1, &ctl, sol, 100000);
 		job.split_passes = 1;
 		job.spill_cap = caps[c];
 		uint16_t *in = NULL;
