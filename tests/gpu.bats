@@ -156,8 +156,9 @@ propagation_method() {
 
 @test "CPW searches CP's tree, split or not: the same counts and node counts on every puzzle" {
 	# the same branches in the same order; only who does the propagation
-	# differs. Split (by default after 1000 passes), the pieces of a tree are its unexplored part exactly:
-	# over whole trees (counting past their solutions), the same again
+	# differs. Split (by default after 1000 passes), the pieces of a tree
+	# are its unexplored part exactly: over whole trees (counting past their
+	# solutions), the same again
 	awk '!/^#/ && NF { print "solve p" NR " " $1 " count=100000" }' "$DATA/cp9-unique.txt" "$DATA/cp9-count.txt" \
 		>"$BATS_TEST_TMPDIR/in"
 	for m in cp "cpw --split=0" cpw "cpw --split=1" "cpw --split=6"; do
