@@ -103,7 +103,8 @@ struct cpw_shared {
 	struct cpw_flags flags[CPW_FLAG_SETS]; /* by pass, in turn */
 	int32_t next;                     /* the leader's word: the phase after CPW_DISPATCH */
 	int32_t after_write;              /* CPW_END, or CPW_LEADER to go on past a solution */
-	int32_t level, cell, digit;       /* CPW_SAVE's and CPW_RESTORE's arguments */
+	int32_t digit;                    /* CPW_SAVE's and CPW_RESTORE's: the top level's
+					   * branch cell takes it */
 	int32_t spill_at;                 /* CPW_SPILL's first piece */
 	int32_t top;                      /* levels on the stack */
 };
@@ -202,8 +203,6 @@ GPU_FN int cpw_back_up(struct cpw_shared *sh, struct cpw_lane *me, const struct 
 		if (rest) {
 			unsigned d = 1u << cpt_lowest(rest);
 			sh->rest[lv] = (uint16_t)(rest & ~d);
-			sh->level = lv;
-			sh->cell = sh->branch_cell[lv];
 			sh->digit = (int32_t)d;
 			me->nodes++;
 			return CPW_RESTORE;
@@ -306,8 +305,6 @@ GPU_FN int cpw_lead(struct cpw_shared *sh, struct cpw_lane *me, const struct gpu
 	sh->rest[lv] = (uint16_t)(m & ~d);
 	sh->branch_cell[lv] = (uint16_t)c;
 	sh->top = lv + 1;
-	sh->level = lv;
-	sh->cell = c;
 	sh->digit = (int32_t)d;
 	me->nodes++;
 	return CPW_SAVE;
@@ -416,11 +413,13 @@ GPU_FN int cpw_phase_size(struct cpw_shared *sh, struct cpw_lane *me, const stru
 		return CPW_END;
 	case CPW_SAVE:
 	case CPW_RESTORE: {
-		uint16_t *level = me->stack + (size_t)sh->level * (size_t)cells;
+		/* the top level: the one just pushed, or the one backed up to */
+		const int lv = sh->top - 1, cell = sh->branch_cell[lv];
+		uint16_t *level = me->stack + (size_t)lv * (size_t)cells;
 		for (int c = me->lane; c < cells; c += CPW_LANES) {
 			if (phase == CPW_SAVE)
 				level[c] = sh->cand[c];
-			sh->cand[c] = c == sh->cell ? (uint16_t)sh->digit : level[c];
+			sh->cand[c] = c == cell ? (uint16_t)sh->digit : level[c];
 		}
 		return CPW_UNITS;
 	}

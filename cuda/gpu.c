@@ -150,11 +150,6 @@ static double now_ms(void)
 
 /* --- Algorithm 4 for puzzles of one size --- */
 
-static int run_job(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz)
-{
-	return emulate ? gpu_emulate(job, hooks, err, errsz) : gpu_cuda_run(job, hooks, err, errsz);
-}
-
 /* The launch of a job's trees; with CPW's split, then the launches of the
  * pieces that trees cut short left (those of puzzles still open), until
  * none is left. --timing reports each launch. Returns 0, or -1 with err. */
@@ -184,7 +179,7 @@ static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct wor
 			job->spill_cap = (int)cap;
 		}
 		double t1 = now_ms();
-		rc = run_job(job, hooks, err, errsz);
+		rc = emulate ? gpu_emulate(job, hooks, err, errsz) : gpu_cuda_run(job, hooks, err, errsz);
 		if (timing) /* the driver's report channel, as progress is */
 			worker_progress(ctx, "launch puzzles=%d trees=%ld expand_ms=%.3f kernel_ms=%.3f", job->npuzzles,
 					(long)job->ntrees, expand_ms, now_ms() - t1);
