@@ -356,6 +356,7 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 	int32_t nspill = 0;
 	L->spill_count = &nspill;
 	job->stopped = false;
+	job->nspill = 0;
 	struct gpu_limits lim;
 	gpu_emulated_limits(&lim);
 	switch (job->method) {
@@ -374,7 +375,7 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 	case GPU_CPW: {
 		job->threads_used = job->threads < CPW_LANES ? CPW_LANES : job->threads / CPW_LANES * CPW_LANES;
 		int rc = emulate_cpw(&e, err, errsz);
-		job->nspill = nspill;
+		job->nspill = gpu_keep_open_pieces(job, nspill);
 		return rc;
 	}
 	}

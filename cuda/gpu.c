@@ -188,16 +188,9 @@ static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct wor
 		free(in_puzzle);
 		in = NULL;
 		in_puzzle = NULL;
-		if (rc < 0 || job->stopped || !job->split_passes)
-			break;
-		int n = 0;
-		for (int k = 0; k < job->nspill; k++) {
-			if (job->ctl[out_puzzle[k]].done)
-				continue;
-			memmove(out + (size_t)n * cells, out + (size_t)k * cells, cells * sizeof *out);
-			out_puzzle[n++] = out_puzzle[k];
-		}
-		if (n == 0)
+		/* the runner kept the pieces of puzzles still open */
+		const int n = job->nspill;
+		if (rc < 0 || job->stopped || n == 0)
 			break;
 		in = out;
 		in_puzzle = out_puzzle;
@@ -207,6 +200,7 @@ static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct wor
 		job->tree_masks = in;
 		job->tree_puzzle = in_puzzle;
 		job->ntrees = n;
+		job->resident = true;
 	}
 	free(in);
 	free(in_puzzle);

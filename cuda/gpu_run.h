@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gpu_device.h"
 
@@ -35,11 +36,30 @@ struct gpu_job {
 	uint16_t *spill;             /* spill_cap × cells */
 	int32_t *spill_puzzle;       /* spill_cap */
 	int spill_cap;
+	bool resident;               /* a relaunch of pieces: ctl and solutions are on the
+				      * device from the launch before, not sent again */
 	/* out */
-	int nspill;                  /* pieces spilled (at most spill_cap) */
+	int nspill;                  /* pieces spilled of puzzles still open (at most spill_cap) */
 	bool stopped;                /* a stop was asked for during the run */
 	int threads_used;            /* threads per block of the launch */
 };
+
+/* Of the n pieces a split spilled, keeps those of puzzles still open, in
+ * order (a puzzle done since needs no more search); returns how many. */
+static inline int gpu_keep_open_pieces(struct gpu_job *job, int n)
+{
+	const size_t row = (size_t)job->cells * sizeof *job->spill;
+	int kept = 0;
+	for (int k = 0; k < n; k++) {
+		if (job->ctl[job->spill_puzzle[k]].done)
+			continue;
+		if (kept != k)
+			memmove(job->spill + (size_t)kept * (size_t)job->cells,
+				job->spill + (size_t)k * (size_t)job->cells, row);
+		job->spill_puzzle[kept++] = job->spill_puzzle[k];
+	}
+	return kept;
+}
 
 /* What a runner asks of its caller while the kernel runs. */
 struct gpu_hooks {

@@ -360,10 +360,10 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 						 cu.run)) != cudaSuccess) ||
 	    (e = cudaMemcpyAsync(cu.tree_puzzle.p, job->tree_puzzle, ntrees * sizeof(int32_t),
 				 cudaMemcpyHostToDevice, cu.run)) != cudaSuccess ||
-	    (e = cudaMemcpyAsync(cu.ctl.p, job->ctl, npuzzles * sizeof(struct gpu_ctl),
-				 cudaMemcpyHostToDevice, cu.run)) != cudaSuccess ||
-	    (e = cudaMemcpyAsync(cu.solutions.p, job->solutions, npuzzles * cells, cudaMemcpyHostToDevice,
-				 cu.run)) != cudaSuccess ||
+	    (!job->resident && (e = cudaMemcpyAsync(cu.ctl.p, job->ctl, npuzzles * sizeof(struct gpu_ctl),
+						     cudaMemcpyHostToDevice, cu.run)) != cudaSuccess) ||
+	    (!job->resident && (e = cudaMemcpyAsync(cu.solutions.p, job->solutions, npuzzles * cells,
+						     cudaMemcpyHostToDevice, cu.run)) != cudaSuccess) ||
 	    (e = cudaMemsetAsync(cu.trees_done.p, 0, sizeof(uint64_t), cu.run)) != cudaSuccess ||
 	    (e = cudaMemsetAsync(cu.stop_dev, 0, sizeof *cu.stop_dev, cu.run)) != cudaSuccess)
 		return fail(err, errsz, "copy to the device", e);
@@ -415,14 +415,14 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		return fail(err, errsz, "kernel", e);
 
 	/* line 6: the results back (job's arrays are pageable memory: copied
-	 * once the kernel is done, so that the wait above stays responsive) */
+	 * once the kernel is done, so that the wait above stays responsive).
+	 * With pieces left for a relaunch, the solutions stay on the device
+	 * until the last launch: the copies cost more than the later kernels. */
 	if ((e = cudaMemcpy(job->ctl, cu.ctl.p, npuzzles * sizeof(struct gpu_ctl), cudaMemcpyDeviceToHost)) !=
-		    cudaSuccess ||
-	    (e = cudaMemcpy(job->solutions, cu.solutions.p, npuzzles * cells, cudaMemcpyDeviceToHost)) !=
-		    cudaSuccess)
+	    cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
 	job->nspill = 0;
-	if (L.split_passes) {
+	if (L.split_passes && !job->stopped) {
 		int32_t n = 0;
 		if ((e = cudaMemcpy(&n, cu.spill_count.p, sizeof n, cudaMemcpyDeviceToHost)) != cudaSuccess ||
 		    (e = cudaMemcpy(job->spill, cu.spill.p, (size_t)n * cells * sizeof(uint16_t),
@@ -430,8 +430,12 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		    (e = cudaMemcpy(job->spill_puzzle, cu.spill_puzzle.p, (size_t)n * sizeof(int32_t),
 				    cudaMemcpyDeviceToHost)) != cudaSuccess)
 			return fail(err, errsz, "copy of CPW's split from the device", e);
-		job->nspill = n;
+		job->nspill = gpu_keep_open_pieces(job, n);
 	}
+	if (job->nspill == 0 &&
+	    (e = cudaMemcpy(job->solutions, cu.solutions.p, npuzzles * cells, cudaMemcpyDeviceToHost)) !=
+		    cudaSuccess)
+		return fail(err, errsz, "copy from the device", e);
 	/* line 7 (checking the results) is the caller's */
 	return 0;
 }

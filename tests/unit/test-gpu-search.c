@@ -298,12 +298,39 @@ static void test_cpw_split(void)
 	}
 }
 
+/* A relaunch takes only the pieces of puzzles still open, in their order
+ * (the runner drops the others before the pieces come back). */
+static void test_keep_open_pieces(void)
+{
+	enum { CELLS = 4, PIECES = 5 };
+	struct gpu_ctl ctl[3];
+	memset(ctl, 0, sizeof ctl);
+	ctl[1].done = 1;
+	uint16_t spill[PIECES * CELLS];
+	int32_t spill_puzzle[PIECES] = {1, 0, 1, 2, 0};
+	for (int k = 0; k < PIECES * CELLS; k++)
+		spill[k] = (uint16_t)(k / CELLS); /* each piece's cells hold its index */
+	struct gpu_job job;
+	memset(&job, 0, sizeof job);
+	job.cells = CELLS;
+	job.ctl = ctl;
+	job.spill = spill;
+	job.spill_puzzle = spill_puzzle;
+	int n = gpu_keep_open_pieces(&job, PIECES);
+	ok(n == 3 && spill_puzzle[0] == 0 && spill_puzzle[1] == 2 && spill_puzzle[2] == 0 && spill[0] == 1 &&
+		   spill[CELLS - 1] == 1 && spill[CELLS] == 3 && spill[2 * CELLS] == 4 && spill[3 * CELLS - 1] == 4,
+	   "the pieces of a puzzle done are dropped, the others kept in order (%d kept)", n);
+	ctl[0].done = ctl[2].done = 1;
+	ok(gpu_keep_open_pieces(&job, n) == 0, "none kept when every puzzle is done");
+}
+
 int main(void)
 {
 	test_branches();
 	test_partition();
 	test_emulated_launch();
 	test_cpw_split();
+	test_keep_open_pieces();
 	free(dlx_work);
 	return tap_done();
 }
