@@ -25,7 +25,7 @@ void frontier_free(struct frontier *f)
 	memset(f, 0, sizeof *f);
 }
 
-static int frontier_reserve(struct frontier *f, long more)
+int frontier_reserve(struct frontier *f, long more)
 {
 	if (f->n + more <= f->cap)
 		return 0;
@@ -154,12 +154,21 @@ enum expand_status expand_puzzle(const struct grid *g, int pidx, long s, enum br
 				 uint8_t *first, struct worker_ctx *ctx)
 {
 	const size_t cells = (size_t)g->cells;
+	r->solutions = 0;
+	r->nodes = 0;
+	if (s <= 1) {
+		/* the puzzle is its one tree: no queue (a batch of thousands of
+		 * puzzles goes through here, one tree each) */
+		if (frontier_reserve(f, 1) < 0)
+			return EXPAND_NOMEM;
+		memcpy(f->boards + (size_t)f->n * cells, g->cell, cells);
+		f->puzzle[f->n++] = pidx;
+		return EXPAND_OK;
+	}
 	/* the queue of open trees: [head, tail) of q */
 	long cap = 64, head = 0, tail = 1;
 	uint8_t *q = malloc((size_t)cap * cells);
 	int cell[GRID_MAX_SIDE], digit[GRID_MAX_SIDE];
-	r->solutions = 0;
-	r->nodes = 0;
 	if (!q)
 		return EXPAND_NOMEM;
 	memcpy(q, g->cell, cells);

@@ -23,6 +23,8 @@ struct frontier {
 void frontier_init(struct frontier *f, int cells);
 void frontier_clear(struct frontier *f);
 void frontier_free(struct frontier *f);
+/* Room for more trees beyond those held; 0, or -1 when out of memory. */
+int frontier_reserve(struct frontier *f, long more);
 
 /* What the CPU found while expanding one puzzle. */
 struct expand_result {

@@ -265,7 +265,11 @@ static void solve_group(struct group *g)
 	frontier_init(&f, cells);
 	struct gpu_ctl *ctl = calloc((size_t)g->n, sizeof *ctl);
 	uint8_t *solutions = calloc((size_t)g->n, (size_t)cells);
-	if (!ctl || !solutions) {
+	/* the first launch's room at once, not by doublings */
+	long room = (long)g->n * s;
+	if (room > FRONTIER_BYTES / cells)
+		room = FRONTIER_BYTES / cells;
+	if (!ctl || !solutions || frontier_reserve(&f, room) < 0) {
 		give_up(g, 0, g->n, "out of memory");
 		goto out;
 	}
