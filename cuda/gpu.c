@@ -25,12 +25,13 @@ static int threads_per_block; /* 0: the default */
 static bool emulate;
 static int dlx_column = ORDER_ROWS;
 static bool timing;
-/* CPW's split. Choice, untested on a device yet: 1000 passes, from the
- * emulated passes per puzzle of the 17-clue set (median 29, 99.9th
- * percentile 1445, the hardest 13,464), so that almost every puzzle ends in
- * the first launch and the few long ones are shared out (two phases a pass:
- * a launch then waits for no tree much past 2000 phases). */
-#define DEFAULT_SPLIT 1000
+/* CPW's split: 250 passes, measured on an H100 over the 17-clue set
+ * (contrib/bench/gpu-h100.md): its transfers and kernels took 9.2 ms at 250,
+ * 9.6 at 500, 10.5 at 1000, 13 at 2000, 25 unsplit, in one launch of all
+ * 49,158; 16.3, 19.4 and 24.3 ms at 250, 500 and 1000 in launches of 8192.
+ * Most puzzles need far fewer passes (median 29); the few long ones hand
+ * their work on to warps left idle. */
+#define DEFAULT_SPLIT 250
 static int split_passes = DEFAULT_SPLIT;
 
 /* Help lines continue under the first, at column 26; the driver adds

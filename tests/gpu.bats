@@ -156,7 +156,7 @@ propagation_method() {
 
 @test "CPW searches CP's tree, split or not: the same counts and node counts on every puzzle" {
 	# the same branches in the same order; only who does the propagation
-	# differs. Split (by default after 1000 passes), the pieces of a tree
+	# differs. Split (by default after 250 passes), the pieces of a tree
 	# are its unexplored part exactly: over whole trees (counting past their
 	# solutions), the same again
 	awk '!/^#/ && NF { print "solve p" NR " " $1 " count=100000" }' "$DATA/cp9-unique.txt" "$DATA/cp9-count.txt" \
