@@ -26,9 +26,9 @@ static bool emulate;
 static int dlx_column = ORDER_ROWS;
 static bool timing;
 /* CPW's split: 250 passes, measured on an H100 over the 17-clue set
- * (contrib/bench/gpu-h100.md): its transfers and kernels took 9.2 ms at 250,
- * 9.6 at 500, 10.5 at 1000, 13 at 2000, 25 unsplit, in one launch of all
- * 49,158; 16.3, 19.4 and 24.3 ms at 250, 500 and 1000 in launches of 8192.
+ * (contrib/bench/gpu-h100.md): its transfers and kernels took 9.3 ms at 250,
+ * 9.7 at 500, 10.5 at 1000, 13.1 at 2000, 25 unsplit, in one call of all
+ * 49,158; 16.3, 19.4 and 24.3 ms at 250, 500 and 1000 in calls of 8192.
  * Most puzzles need far fewer passes (median 29); the few long ones hand
  * their work on to warps left idle. */
 #define DEFAULT_SPLIT 250
