@@ -94,6 +94,21 @@ expect_line() {
 	return 1
 }
 
+# cancel_within ID MS [ALSO]: sends "cancel ID" and reads the search's
+# answer (progress lines skipped), in $line; succeeds when it is "cancelled
+# ID", or matches the regex ALSO (an answer that may win the race with the
+# cancel), within MS milliseconds.
+cancel_within() {
+	local id=$1 ms=$2 also=${3:-} start elapsed_ms
+	start=$(date +%s%N)
+	send "cancel $id"
+	expect_line "^(cancelled|solution|unsat|gaveup|count|error) $id( |\$)" 5 || return 1
+	elapsed_ms=$((($(date +%s%N) - start) / 1000000))
+	echo "cancel $id: acknowledged after $elapsed_ms ms: ${line:0:60}"
+	[[ $line == "cancelled $id" || (-n $also && $line =~ $also) ]] || return 1
+	[ "$elapsed_ms" -lt "$ms" ]
+}
+
 end_session() {
 	if [ -n "${W_PID:-}" ]; then
 		exec {W_IN}>&- 2>/dev/null || true
