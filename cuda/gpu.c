@@ -68,8 +68,10 @@ static const struct worker_option gpu_options[] = {
 	{"emulate", OPT_FLAG, &emulate, 0, 0, NULL,
 	 "run the kernels' code on the CPU (no GPU needed)" LAST},
 	{"timing", OPT_FLAG, &timing, 0, 0, NULL,
-	 "report each launch's puzzles, trees and times (the CPU's" MORE
-	 "expansion; transfers and kernel) as progress is reported" LAST},
+	 "report each launch's puzzles, trees and times in ms as" MORE
+	 "progress is reported: the CPU's expansion, the launch (all" MORE
+	 "of the next), copies in, kernel, copies out (the device's" MORE
+	 "clock; emulated: the kernel is the launch)" LAST},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
@@ -181,9 +183,15 @@ static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct wor
 		}
 		double t1 = now_ms();
 		rc = emulate ? gpu_emulate(job, hooks, err, errsz) : gpu_cuda_run(job, hooks, err, errsz);
+		const double launch_ms = now_ms() - t1;
+		if (emulate)
+			job->kernel_ms = (float)launch_ms;
 		if (timing) /* the driver's report channel, as progress is */
-			worker_progress(ctx, "launch puzzles=%d trees=%ld expand_ms=%.3f kernel_ms=%.3f", job->npuzzles,
-					(long)job->ntrees, expand_ms, now_ms() - t1);
+			worker_progress(ctx,
+					"launch puzzles=%d trees=%ld expand_ms=%.3f launch_ms=%.3f copy_in_ms=%.3f "
+					"kernel_ms=%.3f copy_out_ms=%.3f",
+					job->npuzzles, (long)job->ntrees, expand_ms, launch_ms, job->copy_in_ms,
+					job->kernel_ms, job->copy_out_ms);
 		expand_ms = 0;
 		free(in);
 		free(in_puzzle);

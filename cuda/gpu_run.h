@@ -42,6 +42,7 @@ struct gpu_job {
 	int nspill;                  /* pieces spilled of puzzles still open (at most spill_cap) */
 	bool stopped;                /* a stop was asked for during the run */
 	int threads_used;            /* threads per block of the launch */
+	float copy_in_ms, kernel_ms, copy_out_ms; /* the device's phases (0 emulated) */
 };
 
 /* Of the n pieces a split spilled, keeps those of puzzles still open, in

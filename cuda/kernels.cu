@@ -129,6 +129,9 @@ static struct {
 	struct dev_buffer trees, tree_puzzle, ctl, solutions, trees_done, work, next_tree;
 	struct dev_buffer tree_masks, spill, spill_puzzle, spill_count; /* CPW's split */
 	bool cpt_stack_set;
+	/* a launch's phases on the stream's clock: before the copies in,
+	 * the kernel's start, its end, the last copy out */
+	cudaEvent_t phase[4];
 } cu;
 
 static int fail(char *err, size_t errsz, const char *what, cudaError_t e)
@@ -168,7 +171,9 @@ extern "C" int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detail
 	    (e = cudaStreamCreateWithFlags(&cu.monitor, cudaStreamNonBlocking)) != cudaSuccess ||
 	    (e = cudaMallocHost((void **)&cu.stop_host, sizeof *cu.stop_host)) != cudaSuccess ||
 	    (e = cudaMalloc((void **)&cu.stop_dev, sizeof *cu.stop_dev)) != cudaSuccess ||
-	    (e = cudaMallocHost((void **)&cu.status_host, sizeof *cu.status_host)) != cudaSuccess) {
+	    (e = cudaMallocHost((void **)&cu.status_host, sizeof *cu.status_host)) != cudaSuccess ||
+	    (e = cudaEventCreate(&cu.phase[0])) != cudaSuccess || (e = cudaEventCreate(&cu.phase[1])) != cudaSuccess ||
+	    (e = cudaEventCreate(&cu.phase[2])) != cudaSuccess || (e = cudaEventCreate(&cu.phase[3])) != cudaSuccess) {
 		snprintf(detail, detailsz, "CUDA device 0 unusable: %s", cudaGetErrorString(e));
 		return -1;
 	}
@@ -356,7 +361,8 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	job->threads_used = threads;
 
 	/* line 4: the transfer (of the boards, unless the trees are CPW's masks) */
-	if ((job->trees && (e = cudaMemcpyAsync(cu.trees.p, job->trees, ntrees * cells, cudaMemcpyHostToDevice,
+	if ((e = cudaEventRecord(cu.phase[0], cu.run)) != cudaSuccess ||
+	    (job->trees && (e = cudaMemcpyAsync(cu.trees.p, job->trees, ntrees * cells, cudaMemcpyHostToDevice,
 						 cu.run)) != cudaSuccess) ||
 	    (e = cudaMemcpyAsync(cu.tree_puzzle.p, job->tree_puzzle, ntrees * sizeof(int32_t),
 				 cudaMemcpyHostToDevice, cu.run)) != cudaSuccess ||
@@ -365,7 +371,8 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	    (!job->resident && (e = cudaMemcpyAsync(cu.solutions.p, job->solutions, npuzzles * cells,
 						     cudaMemcpyHostToDevice, cu.run)) != cudaSuccess) ||
 	    (e = cudaMemsetAsync(cu.trees_done.p, 0, sizeof(uint64_t), cu.run)) != cudaSuccess ||
-	    (e = cudaMemsetAsync(cu.stop_dev, 0, sizeof *cu.stop_dev, cu.run)) != cudaSuccess)
+	    (e = cudaMemsetAsync(cu.stop_dev, 0, sizeof *cu.stop_dev, cu.run)) != cudaSuccess ||
+	    (e = cudaEventRecord(cu.phase[1], cu.run)) != cudaSuccess)
 		return fail(err, errsz, "copy to the device", e);
 
 	/* line 5: the kernel */
@@ -386,7 +393,7 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		cpw_kernel<<<(unsigned)blocks, threads, shared, cu.run>>>(L);
 		break;
 	}
-	if ((e = cudaGetLastError()) != cudaSuccess)
+	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(cu.phase[2], cu.run)) != cudaSuccess)
 		return fail(err, errsz, "kernel launch", e);
 
 	/* wait, passing on the driver's stop and reporting progress (copies on
@@ -418,24 +425,36 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	 * once the kernel is done, so that the wait above stays responsive).
 	 * With pieces left for a relaunch, the solutions stay on the device
 	 * until the last launch: the copies cost more than the later kernels. */
-	if ((e = cudaMemcpy(job->ctl, cu.ctl.p, npuzzles * sizeof(struct gpu_ctl), cudaMemcpyDeviceToHost)) !=
-	    cudaSuccess)
+	if ((e = cudaMemcpyAsync(job->ctl, cu.ctl.p, npuzzles * sizeof(struct gpu_ctl), cudaMemcpyDeviceToHost,
+				 cu.run)) != cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
 	job->nspill = 0;
 	if (L.split_passes && !job->stopped) {
 		int32_t n = 0;
-		if ((e = cudaMemcpy(&n, cu.spill_count.p, sizeof n, cudaMemcpyDeviceToHost)) != cudaSuccess ||
-		    (e = cudaMemcpy(job->spill, cu.spill.p, (size_t)n * cells * sizeof(uint16_t),
-				    cudaMemcpyDeviceToHost)) != cudaSuccess ||
-		    (e = cudaMemcpy(job->spill_puzzle, cu.spill_puzzle.p, (size_t)n * sizeof(int32_t),
-				    cudaMemcpyDeviceToHost)) != cudaSuccess)
+		if ((e = cudaMemcpyAsync(&n, cu.spill_count.p, sizeof n, cudaMemcpyDeviceToHost, cu.run)) !=
+			    cudaSuccess ||
+		    (e = cudaStreamSynchronize(cu.run)) != cudaSuccess ||
+		    (e = cudaMemcpyAsync(job->spill, cu.spill.p, (size_t)n * cells * sizeof(uint16_t),
+					 cudaMemcpyDeviceToHost, cu.run)) != cudaSuccess ||
+		    (e = cudaMemcpyAsync(job->spill_puzzle, cu.spill_puzzle.p, (size_t)n * sizeof(int32_t),
+					 cudaMemcpyDeviceToHost, cu.run)) != cudaSuccess ||
+		    (e = cudaStreamSynchronize(cu.run)) != cudaSuccess)
 			return fail(err, errsz, "copy of CPW's split from the device", e);
 		job->nspill = gpu_keep_open_pieces(job, n);
 	}
-	if (job->nspill == 0 &&
-	    (e = cudaMemcpy(job->solutions, cu.solutions.p, npuzzles * cells, cudaMemcpyDeviceToHost)) !=
-		    cudaSuccess)
+	if ((job->nspill == 0 && (e = cudaMemcpyAsync(job->solutions, cu.solutions.p, npuzzles * cells,
+						      cudaMemcpyDeviceToHost, cu.run)) != cudaSuccess) ||
+	    (e = cudaEventRecord(cu.phase[3], cu.run)) != cudaSuccess ||
+	    (e = cudaStreamSynchronize(cu.run)) != cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
+	/* the phases' times; the copy out's includes the wait's last pause */
+	float ms[3] = {0, 0, 0};
+	for (int k = 0; k < 3; k++)
+		if (cudaEventElapsedTime(&ms[k], cu.phase[k], cu.phase[k + 1]) != cudaSuccess)
+			ms[k] = 0;
+	job->copy_in_ms = ms[0];
+	job->kernel_ms = ms[1];
+	job->copy_out_ms = ms[2];
 	/* line 7 (checking the results) is the caller's */
 	return 0;
 }

@@ -104,6 +104,15 @@ solves() {
 	done
 }
 
+@test "device: --timing's phases are the device's, within the launch" {
+	run --separate-stderr sudoku-gpu --method=cpw --batch=400 --timing "$DATA/gpu-9x9.txt"
+	assert_success
+	echo "$stderr"
+	[[ $stderr =~ \ launch_ms=([0-9.]+)\ copy_in_ms=([0-9.]+)\ kernel_ms=([0-9.]+)\ copy_out_ms=([0-9.]+) ]]
+	awk -v l="${BASH_REMATCH[1]}" -v i="${BASH_REMATCH[2]}" -v k="${BASH_REMATCH[3]}" -v o="${BASH_REMATCH[4]}" \
+		'BEGIN { exit !(i > 0 && k > 0 && o > 0 && i + k + o <= l) }'
+}
+
 @test "device: cancel stops a running kernel at once" {
 	for m in spbf opbf pdlx; do
 		start_session sudoku-gpu --method=$m --protocol

@@ -185,6 +185,9 @@ propagation_method() {
 	# the first launch has a tree per puzzle, the next ones the pieces
 	[ "$(grep -c "launch puzzles=$n " <<<"$stderr")" -ge 3 ]
 	[[ $stderr == *"launch puzzles=$n trees=$n "* ]]
+	# emulated, the kernel is the whole launch and nothing is copied
+	[[ $stderr =~ \ launch_ms=([0-9.]+)\ copy_in_ms=0\.000\ kernel_ms=([0-9.]+)\ copy_out_ms=0\.000 ]]
+	[ "${BASH_REMATCH[1]}" = "${BASH_REMATCH[2]}" ]
 	solves "$DATA/16x16.txt" --method=cpw --split=1
 	for s in 1 40; do
 		run $G --method=cpw --split=2 --expand=$s --count=100000 <<<"$MULTI"
