@@ -11,6 +11,8 @@ void frontier_init(struct frontier *f, int cells)
 {
 	memset(f, 0, sizeof *f);
 	f->cells = cells;
+	f->alloc = malloc;
+	f->release = free;
 }
 
 void frontier_clear(struct frontier *f)
@@ -20,9 +22,11 @@ void frontier_clear(struct frontier *f)
 
 void frontier_free(struct frontier *f)
 {
-	free(f->boards);
-	free(f->puzzle);
-	memset(f, 0, sizeof *f);
+	f->release(f->boards);
+	f->release(f->puzzle);
+	f->boards = NULL;
+	f->puzzle = NULL;
+	f->n = f->cap = 0;
 }
 
 int frontier_reserve(struct frontier *f, long more)
@@ -32,13 +36,21 @@ int frontier_reserve(struct frontier *f, long more)
 	long cap = f->cap ? f->cap : 64;
 	while (cap < f->n + more)
 		cap *= 2;
-	uint8_t *boards = realloc(f->boards, (size_t)cap * (size_t)f->cells);
-	if (!boards)
+	/* no realloc: the allocator may be the device's */
+	uint8_t *boards = f->alloc((size_t)cap * (size_t)f->cells);
+	int32_t *puzzle = f->alloc((size_t)cap * sizeof *puzzle);
+	if (!boards || !puzzle) {
+		f->release(boards);
+		f->release(puzzle);
 		return -1;
+	}
+	if (f->n) {
+		memcpy(boards, f->boards, (size_t)f->n * (size_t)f->cells);
+		memcpy(puzzle, f->puzzle, (size_t)f->n * sizeof *puzzle);
+	}
+	f->release(f->boards);
+	f->release(f->puzzle);
 	f->boards = boards;
-	int32_t *puzzle = realloc(f->puzzle, (size_t)cap * sizeof *puzzle);
-	if (!puzzle)
-		return -1;
 	f->puzzle = puzzle;
 	f->cap = cap;
 	return 0;

@@ -18,6 +18,10 @@ struct frontier {
 	long n, cap;
 	uint8_t *boards;   /* n × cells */
 	int32_t *puzzle;   /* n */
+	/* where the arrays come from: malloc and free unless set after
+	 * frontier_init (the CUDA worker's are page-locked) */
+	void *(*alloc)(size_t size);
+	void (*release)(void *p);
 };
 
 void frontier_init(struct frontier *f, int cells);

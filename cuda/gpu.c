@@ -26,11 +26,12 @@ static bool emulate;
 static int dlx_column = ORDER_ROWS;
 static bool timing;
 /* CPW's split: 250 passes, measured on an H100 over the 17-clue set
- * (contrib/bench/gpu-h100.md): its transfers and kernels took 9.3 ms at 250,
- * 9.7 at 500, 10.5 at 1000, 13.1 at 2000, 25 unsplit, in one call of all
- * 49,158; 16.3, 19.4 and 24.3 ms at 250, 500 and 1000 in calls of 8192.
- * Most puzzles need far fewer passes (median 29); the few long ones hand
- * their work on to warps left idle. */
+ * (contrib/bench/gpu-h100.md, with pageable host arrays then): its
+ * transfers and kernels took 9.3 ms at 250, 9.7 at 500, 10.5 at 1000,
+ * 13.1 at 2000, 25 unsplit, in one call of all 49,158; 16.3, 19.4 and
+ * 24.3 ms at 250, 500 and 1000 in calls of 8192. Most puzzles need far
+ * fewer passes (median 29); the few long ones hand their work on to warps
+ * left idle. */
 #define DEFAULT_SPLIT 250
 static int split_passes = DEFAULT_SPLIT;
 
@@ -88,6 +89,44 @@ static const long default_trees[] = {[GPU_SPBF] = 32768, [GPU_OPBF] = 2048, [GPU
 
 static struct gpu_limits limits;
 static bool usable;
+
+/* --- host memory for the launches --- */
+
+/* The runner's memory: page-locked for CUDA (the copies run at the bus's
+ * speed), malloc's emulated. */
+static void *host_alloc(size_t size)
+{
+	return emulate ? malloc(size) : gpu_cuda_host_alloc(size);
+}
+
+static void host_release(void *p)
+{
+	if (emulate)
+		free(p);
+	else
+		gpu_cuda_host_free(p);
+}
+
+/* An array kept from launch to launch and batch to batch, grown on demand:
+ * page-locked memory costs more to get than to keep. */
+struct host_array {
+	void *p;
+	size_t size;
+};
+
+static void *host_reserve(struct host_array *a, size_t size)
+{
+	if (size > a->size) {
+		host_release(a->p);
+		a->p = host_alloc(size);
+		a->size = a->p ? size : 0;
+	}
+	return a->p;
+}
+
+static struct frontier frontier;                 /* the trees of a launch */
+static struct host_array ctl_memory, solutions_memory; /* a launch's puzzles' */
+static struct host_array spill_memory[2], spill_puzzle_memory[2]; /* CPW's pieces, in and out */
 
 static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 {
@@ -160,25 +199,23 @@ static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct wor
 		  char *err, size_t errsz)
 {
 	const size_t cells = (size_t)job->cells;
-	uint16_t *in = NULL, *out = NULL;
-	int32_t *in_puzzle = NULL, *out_puzzle = NULL;
+	int out = 0; /* the spill arrays a launch writes; the other side's are its trees */
 	int rc = 0;
 	for (;;) {
 		if (job->split_passes) {
 			/* room for a few pieces a tree, up to SPILL_BYTES on either
 			 * side; a tree that finds it full goes on to its end */
 			long cap = 4L * job->ntrees + 4096;
-			if (cap > SPILL_BYTES / (long)(cells * sizeof *out))
-				cap = SPILL_BYTES / (long)(cells * sizeof *out);
-			out = malloc((size_t)cap * cells * sizeof *out);
-			out_puzzle = malloc((size_t)cap * sizeof *out_puzzle);
-			if (!out || !out_puzzle) {
+			if (cap > SPILL_BYTES / (long)(cells * sizeof *job->spill))
+				cap = SPILL_BYTES / (long)(cells * sizeof *job->spill);
+			job->spill = host_reserve(&spill_memory[out], (size_t)cap * cells * sizeof *job->spill);
+			job->spill_puzzle =
+				host_reserve(&spill_puzzle_memory[out], (size_t)cap * sizeof *job->spill_puzzle);
+			if (!job->spill || !job->spill_puzzle) {
 				snprintf(err, errsz, "out of memory");
 				rc = -1;
 				break;
 			}
-			job->spill = out;
-			job->spill_puzzle = out_puzzle;
 			job->spill_cap = (int)cap;
 		}
 		double t1 = now_ms();
@@ -193,28 +230,17 @@ static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct wor
 					job->npuzzles, (long)job->ntrees, expand_ms, launch_ms, job->copy_in_ms,
 					job->kernel_ms, job->copy_out_ms);
 		expand_ms = 0;
-		free(in);
-		free(in_puzzle);
-		in = NULL;
-		in_puzzle = NULL;
 		/* the runner kept the pieces of puzzles still open */
 		const int n = job->nspill;
 		if (rc < 0 || job->stopped || n == 0)
 			break;
-		in = out;
-		in_puzzle = out_puzzle;
-		out = NULL;
-		out_puzzle = NULL;
 		job->trees = NULL;
-		job->tree_masks = in;
-		job->tree_puzzle = in_puzzle;
+		job->tree_masks = job->spill;
+		job->tree_puzzle = job->spill_puzzle;
 		job->ntrees = n;
 		job->resident = true;
+		out ^= 1;
 	}
-	free(in);
-	free(in_puzzle);
-	free(out);
-	free(out_puzzle);
 	return rc;
 }
 
@@ -270,30 +296,39 @@ static void solve_group(struct group *g)
 		s = 1;
 	if (s > FRONTIER_BYTES / cells)
 		s = FRONTIER_BYTES / cells;
-	struct frontier f;
-	frontier_init(&f, cells);
-	struct gpu_ctl *ctl = calloc((size_t)g->n, sizeof *ctl);
-	uint8_t *solutions = calloc((size_t)g->n, (size_t)cells);
+	struct frontier *f = &frontier;
+	if (f->cells != cells) { /* the first group, or another size */
+		if (f->release)
+			frontier_free(f);
+		frontier_init(f, cells);
+		if (!emulate) {
+			f->alloc = host_alloc;
+			f->release = host_release;
+		}
+	}
+	/* a puzzle's solution is read only when counted (not cleared) */
+	struct gpu_ctl *ctl = host_reserve(&ctl_memory, (size_t)g->n * sizeof *ctl);
+	uint8_t *solutions = host_reserve(&solutions_memory, (size_t)g->n * (size_t)cells);
 	/* the first launch's room at once, not by doublings */
 	long room = (long)g->n * s;
 	if (room > FRONTIER_BYTES / cells)
 		room = FRONTIER_BYTES / cells;
-	if (!ctl || !solutions || frontier_reserve(&f, room) < 0) {
+	if (!ctl || !solutions || frontier_reserve(f, room) < 0) {
 		give_up(g, 0, g->n, "out of memory");
-		goto out;
+		return;
 	}
 	const struct gpu_hooks hooks = {g->ctx, hook_stop, hook_progress_due, hook_progress};
 	for (int start = 0; start < g->n;) {
 		/* the CPU's expansion of as many puzzles as one launch holds */
-		frontier_clear(&f);
+		frontier_clear(f);
 		int k = 0;
 		bool stopped = false;
 		double t0 = now_ms();
-		while (start + k < g->n && (k == 0 || (f.n + s) * cells <= FRONTIER_BYTES)) {
+		while (start + k < g->n && (k == 0 || (f->n + s) * cells <= FRONTIER_BYTES)) {
 			int i = g->index[start + k];
 			struct expand_result er;
 			enum expand_status es =
-				expand_puzzle(g->puzzles[i], k, s, (enum branch_order)dlx_column, limit, &f,
+				expand_puzzle(g->puzzles[i], k, s, (enum branch_order)dlx_column, limit, f,
 					      &er, solutions + (size_t)k * (size_t)cells, g->ctx);
 			memset(&ctl[k], 0, sizeof ctl[k]);
 			ctl[k].count = (uint64_t)er.solutions;
@@ -302,7 +337,7 @@ static void solve_group(struct group *g)
 			k++;
 			if (es == EXPAND_NOMEM) {
 				give_up(g, start, g->n, "out of memory");
-				goto out;
+				return;
 			}
 			if (es == EXPAND_STOPPED) {
 				stopped = true;
@@ -310,17 +345,17 @@ static void solve_group(struct group *g)
 			}
 		}
 		/* the launch: one transfer, the kernel, the results back */
-		if (f.n > 0 && !stopped) {
+		if (f->n > 0 && !stopped) {
 			struct gpu_job job;
 			memset(&job, 0, sizeof job);
 			job.method = (enum gpu_method)method;
 			job.box = p0->box;
 			job.side = p0->side;
 			job.cells = cells;
-			job.ntrees = (int)f.n;
+			job.ntrees = (int)f->n;
 			job.npuzzles = k;
-			job.trees = f.boards;
-			job.tree_puzzle = f.puzzle;
+			job.trees = f->boards;
+			job.tree_puzzle = f->puzzle;
 			job.ctl = ctl;
 			job.solutions = solutions;
 			job.count_limit = (uint64_t)limit;
@@ -348,10 +383,6 @@ static void solve_group(struct group *g)
 				g->status[g->index[start]] = SOLVE_STOPPED;
 		}
 	}
-out:
-	frontier_free(&f);
-	free(ctl);
-	free(solutions);
 }
 
 static void gpu_solve_batch(const struct grid *const *puzzles, int n, struct solve_result *const *res,

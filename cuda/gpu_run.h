@@ -85,6 +85,11 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 /* CUDA: finds the device and starts its context (kept warm from then on).
  * Returns 0 with its limits and a name in detail, or -1 with why not. */
 int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detailsz);
+/* Page-locked host memory, for a job's arrays: the copies reach it at the
+ * bus's speed, where pageable memory goes through the driver's staging
+ * buffers. NULL when none is left; gpu_cuda_host_free(NULL) does nothing. */
+void *gpu_cuda_host_alloc(size_t size);
+void gpu_cuda_host_free(void *p);
 /* Runs a job on the device opened. Returns 0, or -1 with a message. */
 int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz);
 

@@ -200,6 +200,18 @@ extern "C" int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detail
 	return 0;
 }
 
+extern "C" void *gpu_cuda_host_alloc(size_t size)
+{
+	void *p = NULL;
+	return cudaMallocHost(&p, size) == cudaSuccess ? p : NULL;
+}
+
+extern "C" void gpu_cuda_host_free(void *p)
+{
+	if (p)
+		cudaFreeHost(p);
+}
+
 static void pause_us(long us)
 {
 	struct timespec ts = {0, us * 1000};
@@ -421,10 +433,10 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	if (e != cudaSuccess)
 		return fail(err, errsz, "kernel", e);
 
-	/* line 6: the results back (job's arrays are pageable memory: copied
-	 * once the kernel is done, so that the wait above stays responsive).
-	 * With pieces left for a relaunch, the solutions stay on the device
-	 * until the last launch: the copies cost more than the later kernels. */
+	/* line 6: the results back, copied once the kernel is done (into
+	 * pageable memory, a copy would block the wait above). With pieces
+	 * left for a relaunch, the solutions stay on the device until the
+	 * last launch: the copies cost more than the later kernels. */
 	if ((e = cudaMemcpyAsync(job->ctl, cu.ctl.p, npuzzles * sizeof(struct gpu_ctl), cudaMemcpyDeviceToHost,
 				 cu.run)) != cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);

@@ -173,6 +173,49 @@ static void test_partition(void)
 		}
 }
 
+/* A frontier's own allocator: what it takes and gives back. */
+static int blocks_held, blocks_taken;
+
+static void *counted_alloc(size_t size)
+{
+	blocks_taken++;
+	blocks_held++;
+	return malloc(size);
+}
+
+static void counted_release(void *p)
+{
+	if (p)
+		blocks_held--;
+	free(p);
+}
+
+/* Growing keeps the trees (it copies, since the CUDA worker's allocator
+ * has no realloc) and gives back what it replaced. */
+static void test_frontier_allocator(void)
+{
+	struct grid g;
+	parse(multi, &g);
+	struct frontier f;
+	frontier_init(&f, g.cells);
+	f.alloc = counted_alloc;
+	f.release = counted_release;
+	struct expand_result er;
+	uint8_t first[GRID_MAX_CELLS];
+	bool kept = true;
+	for (int p = 0; p < 200; p++) {
+		expand_puzzle(&g, p, 1, ORDER_ROWS, 1, &f, &er, first, NULL);
+		for (long t = 0; t < f.n; t++)
+			kept = kept && f.puzzle[t] == t && memcmp(f.boards + t * g.cells, g.cell, (size_t)g.cells) == 0;
+	}
+	ok(f.n == 200 && kept && blocks_taken > 2 && blocks_held == 2,
+	   "200 trees through %d allocations: all kept, %d blocks held", blocks_taken, blocks_held);
+	frontier_free(&f);
+	ok(blocks_held == 0 && f.cap == 0 && frontier_reserve(&f, 1) == 0 && blocks_held == 2,
+	   "freed, the frontier reserves again with its allocator");
+	frontier_free(&f);
+}
+
 static bool never(void *arg)
 {
 	(void)arg;
@@ -320,7 +363,7 @@ static void test_keep_open_pieces(void)
 	ok(n == 3 && spill_puzzle[0] == 0 && spill_puzzle[1] == 2 && spill_puzzle[2] == 0 && spill[0] == 1 &&
 		   spill[CELLS - 1] == 1 && spill[CELLS] == 3 && spill[2 * CELLS] == 4 && spill[3 * CELLS - 1] == 4,
 	   "the pieces of a puzzle done are dropped, the others kept in order (%d kept)", n);
-	ctl[0].done = ctl[2].done = 1;
+	job.ctl[0].done = job.ctl[2].done = 1; /* through the job, as the runner reads them */
 	ok(gpu_keep_open_pieces(&job, n) == 0, "none kept when every puzzle is done");
 }
 
@@ -328,6 +371,7 @@ int main(void)
 {
 	test_branches();
 	test_partition();
+	test_frontier_allocator();
 	test_emulated_launch();
 	test_cpw_split();
 	test_keep_open_pieces();
