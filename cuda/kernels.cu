@@ -218,6 +218,18 @@ static void pause_us(long us)
 	nanosleep(&ts, NULL);
 }
 
+static double now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+/* How long the wait for a kernel spins before it sleeps: most of a split's
+ * relaunches take less, and each sleep adds its 100 us and the timer's
+ * slack to the launch. */
+#define SPIN_US 1000
+
 /* Sums the puzzles' node counts and reads the trees done, while the kernel
  * runs (copies on the monitor stream, beside the kernel's stream). */
 static void report_progress(struct gpu_job *job, const struct gpu_hooks *hooks, struct gpu_ctl *ctl_now)
@@ -408,10 +420,14 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(cu.phase[2], cu.run)) != cudaSuccess)
 		return fail(err, errsz, "kernel launch", e);
 
-	/* wait, passing on the driver's stop and reporting progress (copies on
-	 * the monitor stream, beside the kernel's) */
+	/* wait: spinning at first, then passing on the driver's stop and
+	 * reporting progress (copies on the monitor stream, beside the
+	 * kernel's) between pauses */
+	const double spin_until = now_us() + SPIN_US;
+	while ((e = cudaStreamQuery(cu.run)) == cudaErrorNotReady && now_us() < spin_until)
+		;
 	struct gpu_ctl *ctl_now = NULL;
-	while ((e = cudaStreamQuery(cu.run)) == cudaErrorNotReady) {
+	for (; e == cudaErrorNotReady; e = cudaStreamQuery(cu.run)) {
 		if (!job->stopped && hooks->stop_now(hooks->arg)) {
 			*cu.stop_host = 1;
 			if ((e = cudaMemcpyAsync(cu.stop_dev, cu.stop_host, sizeof *cu.stop_dev,
