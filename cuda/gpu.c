@@ -70,9 +70,9 @@ static const struct worker_option gpu_options[] = {
 	 "run the kernels' code on the CPU (no GPU needed)" LAST},
 	{"timing", OPT_FLAG, &timing, 0, 0, NULL,
 	 "report each launch's puzzles, trees and times in ms as" MORE
-	 "progress is reported: the CPU's expansion, the launch (all" MORE
-	 "of the next), copies in, kernel, copies out (the device's" MORE
-	 "clock; emulated: the kernel is the launch)" LAST},
+	 "progress is reported: the CPU's expansion, the launch, and" MORE
+	 "its copies in, kernel and copies out on the device's clock" MORE
+	 "(emulated: no copies, the kernel is the whole launch)" LAST},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
