@@ -35,44 +35,35 @@ static bool timing;
 #define DEFAULT_SPLIT 250
 static int split_passes = DEFAULT_SPLIT;
 
-/* Help lines continue under the first, at column 26; the driver adds
- * " (default ...)" after the last. */
-#define MORE "\n                         "
-#define LAST "\n                        "
+/* The driver wraps each option's help; a '\n' starts a line of a list. */
 static const struct worker_option gpu_options[] = {
 	{"method", OPT_CHOICE, &method, 0, 0, "spbf|opbf|pdlx|cp|cpw",
-	 "the search on the GPU (§3, and one more):" MORE
-	 "spbf: a thread per tree, boxes 2x2 to 8x8 (4x4 to 64x64)" MORE
-	 "opbf: N×N threads per tree, boxes 2x2 to 5x5 (a thread per" MORE
-	 "  cell, 1024 per block: 4x4 to 25x25)" MORE
-	 "pdlx: Dancing Links per thread, boxes 2x2 to 8x8" MORE
-	 "cp: not the paper's: a thread per puzzle, propagation and" MORE
-	 "  fewest-candidates search (sudoku-cp's), 4x4 and 9x9" MORE
-	 "cpw: cp's search by a warp per puzzle (32 threads share" MORE
-	 "  each propagation), 4x4 to 16x16; the method for batches" LAST},
+	 "the search on the GPU (§3's three, and two not the paper's; cpw is the one for "
+	 "batches):\n"
+	 "spbf: a thread per tree, boxes 2x2 to 8x8;\n"
+	 "opbf: a thread per cell of a tree, boxes 2x2 to 5x5;\n"
+	 "pdlx: Dancing Links per thread, boxes 2x2 to 8x8;\n"
+	 "cp: sudoku-cp's search by a thread, boxes 2x2, 3x3;\n"
+	 "cpw: cp's search by a warp per tree, boxes 2x2 to 4x4\n"},
 	{"expand", OPT_INT, &expand_size, 0, 1 << 22, NULL,
-	 "expand size s: search trees per puzzle from the CPU's" MORE
-	 "breadth-first expansion; 0: the launch's total shared by" MORE
-	 "its puzzles (SPBF 32768, OPBF 2048, PDLX 8192; at least 1;" MORE
-	 "CP and CPW 1)" LAST},
+	 "expand size s: search trees per puzzle from the CPU's breadth-first expansion; 0: the "
+	 "launch's total shared by its puzzles (SPBF 32768, OPBF 2048, PDLX 8192; at least 1; CP "
+	 "and CPW 1)"},
 	{"threads", OPT_INT, &threads_per_block, 0, 1024, NULL,
-	 "threads per block of SPBF, PDLX, CP and CPW; 0: 64 (SPBF takes" MORE
-	 "fewer when the shared memory holds fewer boards; CPW whole" MORE
-	 "warps of 32)" LAST},
+	 "threads per block of SPBF, PDLX, CP and CPW; 0: 64 (SPBF takes fewer when the shared "
+	 "memory holds fewer boards; CPW whole warps of 32)"},
 	{"dlx-column", OPT_CHOICE, &dlx_column, 0, 0, "first|min",
-	 "PDLX's column to branch on: first (Algorithm 3, the brute" MORE
-	 "force's order) or min (the smallest, Knuth's heuristic)" LAST},
+	 "PDLX's column to branch on: first (Algorithm 3, the brute force's order) or min (the "
+	 "smallest, Knuth's heuristic)"},
 	{"split", OPT_INT, &split_passes, 0, 1 << 30, NULL,
-	 "CPW: a tree that has run N propagation passes in a launch" MORE
-	 "hands its open work (its node, the digits left on its stack)" MORE
-	 "to the next launch, where idle warps share it; 0: never" LAST},
-	{"emulate", OPT_FLAG, &emulate, 0, 0, NULL,
-	 "run the kernels' code on the CPU (no GPU needed)" LAST},
+	 "CPW: a tree that has run N propagation passes in a launch hands its open work (its "
+	 "node, the digits left on its stack) to the next launch, where idle warps share it; 0: "
+	 "never"},
+	{"emulate", OPT_FLAG, &emulate, 0, 0, NULL, "run the kernels' code on the CPU (no GPU needed)"},
 	{"timing", OPT_FLAG, &timing, 0, 0, NULL,
-	 "report each launch's puzzles, trees and times in ms as" MORE
-	 "progress is reported: the CPU's expansion, the launch, and" MORE
-	 "its copies in, kernel and copies out on the device's clock" MORE
-	 "(emulated: no copies, the kernel is the whole launch)" LAST},
+	 "report each launch's puzzles, trees and times in ms as progress is reported: the CPU's "
+	 "expansion, the launch, and its copies in, kernel and copies out on the device's clock "
+	 "(emulated: no copies, the kernel is the whole launch)"},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
 };
 

@@ -44,21 +44,31 @@ static void print_help(void)
 	       "(sudoku-cp, sudoku-dlx, ...): each puzzle goes to every worker, the first\n"
 	       "answer that verifies wins, the others are stopped. Results are cached.\n\n",
 	       PROGRAM, PROGRAM);
-	printf("Reads puzzles from the FILEs (or standard input, also for '-') and writes one line\n"
-	       "per puzzle, in input order, in the puzzle's own notation: the solution, or a line\n"
-	       "starting with '#' that says why there is none (# invalid: line N: ..., # unsat,\n"
-	       "# unsolved, # timeout after N s, # multiple solutions).\n\n");
+	printf("Reads puzzles from the FILEs (or standard input, also for '-') and writes\n"
+	       "one line per puzzle, in input order, in the puzzle's own notation: the solution,\n"
+	       "or a line starting with '#' that says why there is none (# invalid: line N: ...,\n"
+	       "# unsat, # unsolved, # timeout after N s, # multiple solutions).\n\n");
 	printf("Options:\n"
-	       "  -w, --workers=LIST     the portfolio: worker names separated by commas, each with\n"
-	       "                         options as NAME:KEY=VALUE:... (passed as --KEY=VALUE), e.g.\n"
-	       "                         'cp,dlx,acs:seed=7'; a name may repeat. A NAME is the\n"
-	       "                         program sudoku-NAME beside %s (or on the PATH), or\n"
-	       "                         a program on the PATH, or a path. Default: every worker\n"
-	       "                         found among %s",
+	       "  -w, --workers=LIST     the portfolio: worker names separated by commas, each\n"
+	       "                         with options as NAME:KEY=VALUE:... (passed as\n"
+	       "                         --KEY=VALUE), e.g. 'cp,dlx,acs:seed=7'; a name may\n"
+	       "                         repeat. A NAME is the program sudoku-NAME beside\n"
+	       "                         %s (or on the PATH), or a program on the PATH,\n"
+	       "                         or a path. Default: every worker found among\n"
+	       "                         %s",
 	       PROGRAM, default_worker_names[0]);
+	/* the list, broken after a comma where it would pass column 80 */
+	int col = 25 + (int)strlen(default_worker_names[0]);
 	for (int i = 1; default_worker_names[i]; i++) {
 		char entry[128];
-		printf(",%s", default_entry(i, entry, sizeof entry));
+		default_entry(i, entry, sizeof entry);
+		if (col + 1 + (int)strlen(entry) > 79) {
+			printf(",\n%25s%s", "", entry);
+			col = 25 + (int)strlen(entry);
+		} else {
+			printf(",%s", entry);
+			col += 1 + (int)strlen(entry);
+		}
 	}
 	printf("\n"
 	       "      --list-workers     show the workers found: kind, sizes, device, status\n"
@@ -67,9 +77,9 @@ static void print_help(void)
 	       "  -t, --timeout=SECS     give up on a puzzle after SECS seconds of racing\n"
 	       "      --grace=SECS       time a worker has to acknowledge a cancel before it is\n"
 	       "                         killed and restarted (default 0.2; '150ms' also works)\n"
-	       "      --hello-timeout=SECS  time a worker has to say hello after it starts, before\n"
-	       "                         it is killed and started again (default 10: a GPU worker\n"
-	       "                         starting CUDA beside others can take seconds)\n"
+	       "      --hello-timeout=SECS  time a worker has to say hello after it starts,\n"
+	       "                         before it is killed and started again (default 10: a\n"
+	       "                         GPU worker starting CUDA beside others takes seconds)\n"
 	       "  -c, --count            check uniqueness with a complete worker: a puzzle with\n"
 	       "                         several solutions gets '# multiple solutions'\n"
 	       "  -s, --seed=N           the seed every worker uses (unless its entry sets one)\n"
@@ -88,9 +98,9 @@ static void print_help(void)
 	       "  cache clear            empty it\n"
 	       "  cache export           write every entry as a text line\n"
 	       "  cache import [FILE]... read such lines (verified) into the cache\n\n");
-	printf("Workers are looked for beside %s, in ../workers and ../cuda from it (the\n"
-	       "build tree), then on the PATH. (A puzzle file named 'cache' must be given as\n"
-	       "./cache.)\n\n"
+	printf("Workers are looked for beside %s, in ../workers and ../cuda from it\n"
+	       "(the build tree), then on the PATH. (A puzzle file named 'cache' must be given\n"
+	       "as ./cache.)\n\n"
 	       "Exit status: 0 when every puzzle was solved, 1 when any was not, 2 for usage\n"
 	       "or system errors, 128+N after signal N (130: SIGINT, 143: SIGTERM).\n",
 	       PROGRAM);

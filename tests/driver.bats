@@ -102,3 +102,20 @@ load helpers
 	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
 	assert_equal "${lines[2]}" "1324423124133142"
 }
+
+@test "every program's --help fits in 80 columns" {
+	local p width
+	for p in sudoku-race sudoku-cp sudoku-dlx sudoku-bf sudoku-acs sudoku-eda sudoku-hill sudoku-tabu \
+		sudoku-gpu; do
+		command -v "$p" >/dev/null || continue # sudoku-gpu without CUDA
+		run "$p" --help
+		assert_success
+		# display columns: × and § are one each
+		width=$(LC_ALL=C.UTF-8 wc -L <<<"$output")
+		[ "$width" -le 80 ] || {
+			echo "$p --help is $width columns wide:"
+			LC_ALL=C.UTF-8 awk 'length > 80' <<<"$output"
+			false
+		}
+	done
+}

@@ -31,7 +31,8 @@ solves() {
 	run sudoku-gpu --help
 	assert_success
 	assert_output --partial "--method=spbf|opbf|pdlx|cp|cpw"
-	assert_output --partial "boxes 2x2 to 5x5"
+	assert_output --partial "opbf: a thread per cell of a tree, boxes 2x2 to 5x5;"
+	assert_output --partial "cpw: cp's search by a warp per tree, boxes 2x2 to 4x4"
 	assert_output --partial "--expand=N"
 	assert_output --partial "--threads=N"
 	assert_output --partial "--[no-]emulate"

@@ -54,6 +54,13 @@ assert_no_leftovers() {
 	return 1
 }
 
+# Standard input's --help with each option's wrapped lines (those indented
+# to the help column, 25) joined to the option's, one option a line.
+unwrap_help() {
+	awk '/^                         / { sub(/^ +/, " "); printf "%s", $0; next }
+		NR > 1 { print "" } { printf "%s", $0 } END { print "" }'
+}
+
 # verify PUZZLES ANSWERS: checks answers with the project's own verification.
 verify() {
 	"$VERIFY" "$1" "$2"

@@ -186,17 +186,18 @@ static void usage_error(const char *fmt, ...)
 	exit(2);
 }
 
-static void print_option_default(const struct worker_option *o)
+static void format_option_default(const struct worker_option *o, char *buf, size_t bufsz)
 {
+	buf[0] = '\0';
 	switch (o->type) {
 	case OPT_INT:
-		printf(" (default %d)", *(int *)o->value);
+		snprintf(buf, bufsz, "(default %d)", *(int *)o->value);
 		break;
 	case OPT_DOUBLE:
-		printf(" (default %g)", *(double *)o->value);
+		snprintf(buf, bufsz, "(default %g)", *(double *)o->value);
 		break;
 	case OPT_FLAG:
-		printf(" (default %s)", *(bool *)o->value ? "on" : "off");
+		snprintf(buf, bufsz, "(default %s)", *(bool *)o->value ? "on" : "off");
 		break;
 	case OPT_CHOICE: {
 		int idx = *(int *)o->value;
@@ -207,27 +208,78 @@ static void print_option_default(const struct worker_option *o)
 				p++;
 		}
 		if (p)
-			printf(" (default %.*s)", (int)(strchr(p, '|') ? strchr(p, '|') - p : (long)strlen(p)), p);
+			snprintf(buf, bufsz, "(default %.*s)",
+				 (int)(strchr(p, '|') ? strchr(p, '|') - p : (long)strlen(p)), p);
 		break;
 	}
 	}
+}
+
+/* Help fits a terminal of HELP_COLUMNS: a line of text that would not is
+ * broken at spaces, its rest indented as the line was (at least indent). */
+#define HELP_COLUMNS 80
+/* where an option's help starts: after "  --name=VALUE" in 22 and a space */
+#define OPTION_COLUMN 25
+
+static int display_width(const char *s, size_t n)
+{
+	int w = 0;
+	for (size_t i = 0; i < n; i++)
+		w += ((unsigned char)s[i] & 0xC0) != 0x80; /* UTF-8: count lead bytes */
+	return w;
+}
+
+/* Prints text from column col, wrapping what would pass the last column:
+ * a line goes on at indent, and after a '\n' at indent plus the spaces
+ * that begin it, its wrapped rest hang more deeply. */
+static void print_wrapped(const char *text, int col, int indent, int hang)
+{
+	int wrap_at = indent; /* where a wrapped rest of this line starts */
+	for (const char *p = text; *p;) {
+		if (*p == '\n') {
+			p++;
+			int lead = indent + (int)strspn(p, " ");
+			p += strspn(p, " ");
+			printf("\n%*s", lead, "");
+			col = lead;
+			wrap_at = lead + hang;
+			continue;
+		}
+		size_t spaces = strspn(p, " ");
+		size_t word = strcspn(p + spaces, " \n");
+		int w = display_width(p + spaces, word);
+		if (col > wrap_at && col + (int)spaces + w > HELP_COLUMNS) {
+			printf("\n%*s", wrap_at, "");
+			col = wrap_at;
+		} else {
+			printf("%.*s", (int)spaces, p);
+			col += (int)spaces;
+		}
+		printf("%.*s", (int)word, p + spaces);
+		col += w;
+		p += spaces + word;
+	}
+	putchar('\n');
 }
 
 static void print_help(void)
 {
 	const bool complete = ALGO.kind == WORKER_COMPLETE;
 	printf("Usage: %s [OPTION]... [FILE]...\n", program);
-	printf("%s\n", ALGO.summary);
-	printf("Follows %s.\n\n", ALGO.source);
-	printf("Reads puzzles from the FILEs (or standard input, also for '-') and writes one line\n"
-	       "per puzzle, in order: the solution in the puzzle's own notation, or a line starting\n"
-	       "with '#' that says why there is none (# invalid: ..., # unsat, # timeout after ...,\n"
-	       "# gave up ..., # multiple solutions). Grids of box size %d to %d (%dx%d to %dx%d).\n\n",
+	print_wrapped(ALGO.summary, 0, 0, 0);
+	char source[512];
+	snprintf(source, sizeof source, "Follows %s.", ALGO.source);
+	print_wrapped(source, 0, 2, 0);
+	printf("\nReads puzzles from the FILEs (or standard input, also for '-') and writes\n"
+	       "one line per puzzle, in order: the solution in the puzzle's own notation, or a\n"
+	       "line starting with '#' that says why there is none (# invalid: ..., # unsat,\n"
+	       "# timeout after ..., # gave up ..., # multiple solutions). Grids of box size\n"
+	       "%d to %d (%dx%d to %dx%d).\n\n",
 	       ALGO.min_box, ALGO.max_box, ALGO.min_box * ALGO.min_box, ALGO.min_box * ALGO.min_box,
 	       ALGO.max_box * ALGO.max_box, ALGO.max_box * ALGO.max_box);
 	printf("Options:\n");
 	if (complete)
-		printf("  -c, --count[=K]        count solutions up to K (default 2): a unique solution is\n"
+		printf("  -c, --count[=K]        count solutions up to K (default 2): a unique one is\n"
 		       "                         printed, else '# unsat' or '# multiple solutions: ...'\n");
 	printf("  -t, --time-limit=SECS  give up on a puzzle after SECS seconds (default: none)\n"
 	       "  -s, --seed=N           seed of the random numbers: the same seed, the same run\n"
@@ -259,9 +311,14 @@ static void print_help(void)
 				snprintf(left, sizeof left, "--%s=X", o->name);
 				break;
 			}
-			printf("  %-22s %s", left, o->help);
-			print_option_default(o);
-			printf("\n");
+			/* the default after the help, or on a line of its own
+			 * when the help ends with one (a list) */
+			char text[1024], dflt[128];
+			format_option_default(o, dflt, sizeof dflt);
+			size_t n = strlen(o->help);
+			snprintf(text, sizeof text, "  %-22s %s%s%s", left, o->help,
+				 n && o->help[n - 1] == '\n' ? "" : " ", dflt);
+			print_wrapped(text, 0, OPTION_COLUMN, 2);
 		}
 	}
 	printf("\nExit status: 0 when every puzzle was solved, 1 when any was not, 2 for usage\n"
