@@ -33,7 +33,10 @@ void stats_report(double wall_ms)
 		const struct spec_stats *t = &s->st;
 		char status[200];
 		if (s->status == SPEC_OK)
-			snprintf(status, sizeof status, "%s", s->hello_seen ? "ok" : "not started");
+			snprintf(status, sizeof status, "%s",
+				 s->hello_seen   ? "ok"
+				 : pool_started() ? "starting (no hello before the end)"
+						  : "not started");
 		else
 			snprintf(status, sizeof status, "%s: %s",
 				 s->status == SPEC_DISABLED ? "disabled" : "unavailable", s->why);

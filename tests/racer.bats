@@ -289,6 +289,15 @@ json_field() {
 	run race --hello-timeout 0.5 --workers "$(slowpoke 0.05):hello-delay=2.5" "$DATA/easy9.txt"
 	assert_failure 1
 	assert_line --partial "no available worker"
+	# beside a quick one, it may miss the whole run: --stats says it was starting
+	run --separate-stderr race --stats --workers cp,"$(slowpoke 0.05):hello-delay=2.5" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$(stat_of cp status <<<"$stderr")" ok
+	[[ $stderr == *" starting (no hello before the end)"* ]]
+	# with nothing to race, nothing starts
+	run --separate-stderr race --stats --workers cp </dev/null
+	assert_success
+	[[ $stderr =~ cp\ +0\ .*\ not\ started ]]
 }
 
 @test "a mute worker is not waited for" {
