@@ -449,10 +449,11 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	if (e != cudaSuccess)
 		return fail(err, errsz, "kernel", e);
 
-	/* line 6: the results back, copied once the kernel is done (into
-	 * pageable memory, a copy would block the wait above). With pieces
-	 * left for a relaunch, the solutions stay on the device until the
-	 * last launch: the copies cost more than the later kernels. */
+	/* line 6: the results back, copied once the kernel is done (the
+	 * caller's arrays may be pageable, and a copy into those would block
+	 * the wait above). With pieces left for a relaunch, the solutions
+	 * stay on the device until the last launch: the copies cost more
+	 * than the later kernels. */
 	if ((e = cudaMemcpyAsync(job->ctl, cu.ctl.p, npuzzles * sizeof(struct gpu_ctl), cudaMemcpyDeviceToHost,
 				 cu.run)) != cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
@@ -475,7 +476,7 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	    (e = cudaEventRecord(cu.phase[3], cu.run)) != cudaSuccess ||
 	    (e = cudaStreamSynchronize(cu.run)) != cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
-	/* the phases' times; the copy out's includes the wait's last pause */
+	/* the phases' times; the copy out's includes the wait's last poll */
 	float ms[3] = {0, 0, 0};
 	for (int k = 0; k < 3; k++)
 		if (cudaEventElapsedTime(&ms[k], cu.phase[k], cu.phase[k + 1]) != cudaSuccess)

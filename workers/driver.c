@@ -215,8 +215,7 @@ static void format_option_default(const struct worker_option *o, char *buf, size
 	}
 }
 
-/* Help fits a terminal of HELP_COLUMNS: a line of text that would not is
- * broken at spaces, its rest indented as the line was (at least indent). */
+/* Help fits a terminal of HELP_COLUMNS columns. */
 #define HELP_COLUMNS 80
 /* where an option's help starts: after "  --name=VALUE" in 22 and a space */
 #define OPTION_COLUMN 25
@@ -229,11 +228,12 @@ static int display_width(const char *s, size_t n)
 	return w;
 }
 
-/* Prints text from column col, wrapping what would pass the last column:
- * a line goes on at indent, and after a '\n' at indent plus the spaces
- * that begin it, its wrapped rest hang more deeply. */
-static void print_wrapped(const char *text, int col, int indent, int hang)
+/* Prints a line of text, broken at spaces where it would pass the last
+ * column: the first line goes on at indent; a line after a '\n' starts at
+ * indent plus the spaces that begin it, and goes on hang more deeply. */
+static void print_wrapped(const char *text, int indent, int hang)
 {
+	int col = 0;
 	int wrap_at = indent; /* where a wrapped rest of this line starts */
 	for (const char *p = text; *p;) {
 		if (*p == '\n') {
@@ -266,10 +266,10 @@ static void print_help(void)
 {
 	const bool complete = ALGO.kind == WORKER_COMPLETE;
 	printf("Usage: %s [OPTION]... [FILE]...\n", program);
-	print_wrapped(ALGO.summary, 0, 0, 0);
+	print_wrapped(ALGO.summary, 0, 0);
 	char source[512];
 	snprintf(source, sizeof source, "Follows %s.", ALGO.source);
-	print_wrapped(source, 0, 2, 0);
+	print_wrapped(source, 2, 0);
 	printf("\nReads puzzles from the FILEs (or standard input, also for '-') and writes\n"
 	       "one line per puzzle, in order: the solution in the puzzle's own notation, or a\n"
 	       "line starting with '#' that says why there is none (# invalid: ..., # unsat,\n"
@@ -318,7 +318,7 @@ static void print_help(void)
 			size_t n = strlen(o->help);
 			snprintf(text, sizeof text, "  %-22s %s%s%s", left, o->help,
 				 n && o->help[n - 1] == '\n' ? "" : " ", dflt);
-			print_wrapped(text, 0, OPTION_COLUMN, 2);
+			print_wrapped(text, OPTION_COLUMN, 2);
 		}
 	}
 	printf("\nExit status: 0 when every puzzle was solved, 1 when any was not, 2 for usage\n"
