@@ -26,6 +26,8 @@ struct frontier {
 
 void frontier_init(struct frontier *f, int cells);
 void frontier_clear(struct frontier *f);
+/* Gives the arrays back; the allocator stays, and so does cells until set
+ * anew (no tree is held then). */
 void frontier_free(struct frontier *f);
 /* Room for more trees beyond those held; 0, or -1 when out of memory. */
 int frontier_reserve(struct frontier *f, long more);

@@ -152,6 +152,9 @@ static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 		return 0;
 	}
 	wi->max_box = max_box;
+	frontier_init(&frontier, 0); /* its grid size is set by each batch */
+	frontier.alloc = host_alloc;
+	frontier.release = host_release;
 	usable = true;
 	return 0;
 }
@@ -288,14 +291,9 @@ static void solve_group(struct group *g)
 	if (s > FRONTIER_BYTES / cells)
 		s = FRONTIER_BYTES / cells;
 	struct frontier *f = &frontier;
-	if (f->cells != cells) { /* the first group, or another size */
-		if (f->release)
-			frontier_free(f);
-		frontier_init(f, cells);
-		if (!emulate) {
-			f->alloc = host_alloc;
-			f->release = host_release;
-		}
+	if (f->cells != cells) { /* the arrays are another grid size's */
+		frontier_free(f);
+		f->cells = cells;
 	}
 	/* a puzzle's solution is read only when counted (not cleared) */
 	struct gpu_ctl *ctl = host_reserve(&ctl_memory, (size_t)g->n * sizeof *ctl);
