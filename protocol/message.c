@@ -11,13 +11,14 @@ static const struct {
 	enum msg_type type;
 	bool has_id; /* the second word is a request id */
 } msg_types[] = {
-	{"solve", MSG_SOLVE, true},         {"cancel", MSG_CANCEL, true},
-	{"ping", MSG_PING, false},          {"quit", MSG_QUIT, false},
-	{"hello", MSG_HELLO, false},        {"progress", MSG_PROGRESS, true},
-	{"solution", MSG_SOLUTION, true},   {"unsat", MSG_UNSAT, true},
+	/* the most frequent first: the racer reads answers, a worker solves */
+	{"solution", MSG_SOLUTION, true},   {"solve", MSG_SOLVE, true},
+	{"cancelled", MSG_CANCELLED, true}, {"cancel", MSG_CANCEL, true},
+	{"progress", MSG_PROGRESS, true},   {"unsat", MSG_UNSAT, true},
 	{"count", MSG_COUNT, true},         {"gaveup", MSG_GAVEUP, true},
-	{"cancelled", MSG_CANCELLED, true}, {"pong", MSG_PONG, false},
-	{"error", MSG_ERROR, true},
+	{"error", MSG_ERROR, true},         {"ping", MSG_PING, false},
+	{"pong", MSG_PONG, false},          {"quit", MSG_QUIT, false},
+	{"hello", MSG_HELLO, false},
 };
 
 const char *msg_type_name(enum msg_type t)
@@ -182,4 +183,42 @@ int msg_format_grid(const struct grid *g, char *buf, size_t bufsz)
 	}
 	buf[pos] = '\0';
 	return (int)pos;
+}
+
+/* A character of the protocol's one-character form: its value, 0 for a
+ * blank, -1 for anything else. */
+static int word_char_value(unsigned char c)
+{
+	if (c >= '1' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A' + 10;
+	return c == '.' ? 0 : -1;
+}
+
+int msg_parse_grid(const char *word, size_t len, int box, struct grid *g)
+{
+	grid_init(g, box);
+	if (len == (size_t)g->cells && g->side <= GRID_MAX_CHAR_SIDE) {
+		for (size_t i = 0; i < len; i++) {
+			int v = word_char_value((unsigned char)word[i]);
+			if (v < 0 || v > g->side)
+				return -1;
+			g->cell[i] = (uint8_t)v;
+		}
+		return 0;
+	}
+	/* comma-separated numbers */
+	const char *p = word, *end = word + len;
+	for (int i = 0; i < g->cells; i++) {
+		if (i && (p == end || *p++ != ','))
+			return -1;
+		int v = 0, digits = 0;
+		for (; p < end && *p >= '0' && *p <= '9' && digits < 3; p++, digits++)
+			v = v * 10 + (*p - '0');
+		if (!digits || v > g->side)
+			return -1;
+		g->cell[i] = (uint8_t)v;
+	}
+	return p == end ? 0 : -1;
 }

@@ -73,6 +73,11 @@ bool msg_valid_id(const char *s);
  * grid_parse reads both. Returns the length or -1 if buf is too small. */
 int msg_format_grid(const struct grid *g, char *buf, size_t bufsz);
 
+/* Reads a grid word in either of msg_format_grid's forms, for a grid of box
+ * size box (known from the puzzle it answers). Returns 0, or -1 when the
+ * word is not such a grid (grid_parse can then say why). */
+int msg_parse_grid(const char *word, size_t len, int box, struct grid *g);
+
 const char *msg_type_name(enum msg_type t);
 
 #endif

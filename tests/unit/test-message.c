@@ -62,5 +62,20 @@ int main(void)
 	struct notation nt;
 	ok(grid_parse(buf, strlen(buf), &h, &nt, err, sizeof err) == 0 && h.box == 6 && h.cell[0] == 36,
 	   "and parse back");
+	/* msg_parse_grid: the protocol's two forms for a known size */
+	struct grid p;
+	ok(msg_parse_grid(buf, strlen(buf), 6, &p) == 0 && p.cell[0] == 36 && p.cells == 1296 &&
+	       memcmp(p.cell, h.cell, 1296) == 0,
+	   "msg_parse_grid reads a 36x36 word");
+	ok(msg_parse_grid("1.3..4.2.1..3..1", 16, 2, &p) == 0 && p.cell[0] == 1 && p.cell[1] == 0 &&
+	       p.cell[15] == 1,
+	   "msg_parse_grid reads characters");
+	ok(msg_parse_grid("1,0,3,0,0,4,0,2,0,1,0,0,3,0,0,1", 31, 2, &p) == 0 && p.cell[2] == 3,
+	   "and numbers, for any size");
+	ok(msg_parse_grid("1.3..4.2.1..3..5", 16, 2, &p) < 0, "a value out of range is refused");
+	ok(msg_parse_grid("1.3..4.2.1..3..", 15, 2, &p) < 0, "a short word is refused");
+	ok(msg_parse_grid("1.3..4.2.1..3..1", 16, 3, &p) < 0, "a word of another size is refused");
+	ok(msg_parse_grid("1,0,3,0,0,4,0,2,0,1,0,0,3,0,0,1,", 32, 2, &p) < 0, "a trailing comma is refused");
+	ok(msg_parse_grid("1.3..4.2.1..3.x1", 16, 2, &p) < 0, "a stray character is refused");
 	return tap_done();
 }
