@@ -62,8 +62,16 @@ static uint64_t now_ns(void)
 
 /* --- the algorithm's side of worker.h --- */
 
+/* Answers waiting in the protocol mode's buffer (see send_answer). */
+static atomic_bool answers_waiting;
+static void flush_answers(void);
+
 bool worker_should_stop(struct worker_ctx *ctx)
 {
+	/* a search long enough to poll: the answers before it go out now, so
+	 * that the racer's clock of this puzzle starts when it does */
+	if (atomic_load_explicit(&answers_waiting, memory_order_relaxed))
+		flush_answers();
 	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed))
 		return true;
 	if (ctx->deadline_ns && now_ns() >= ctx->deadline_ns) {
@@ -110,12 +118,16 @@ static void ctx_start(struct worker_ctx *ctx, double limit_s, long progress_ms, 
 
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Protocol mode: one whole line to standard output, unbuffered, so that a
- * line is never split between two writers and the racer sees it at once. */
-static void send_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void send_buf(const char *buf, size_t n)
+/* Protocol mode: whole lines to standard output, never split between two
+ * writers. Final answers may wait in a buffer while more puzzles are queued
+ * (one write, and one wake-up of the racer, for a run of easy puzzles); it
+ * is written out before the solver waits for work, when it grows large, and
+ * before any other line (progress, cancel acknowledgements, pong). */
+static char answers[32768];
+static size_t answers_len;
+
+static void write_all(const char *buf, size_t n)
 {
-	pthread_mutex_lock(&out_lock);
 	while (n) {
 		ssize_t k = write(STDOUT_FILENO, buf, n);
 		if (k < 0) {
@@ -127,22 +139,69 @@ static void send_buf(const char *buf, size_t n)
 		buf += k;
 		n -= (size_t)k;
 	}
+}
+
+/* Called with out_lock held. */
+static void flush_answers_locked(void)
+{
+	if (answers_len)
+		write_all(answers, answers_len);
+	answers_len = 0;
+	atomic_store_explicit(&answers_waiting, false, memory_order_relaxed);
+}
+
+static void flush_answers(void)
+{
+	pthread_mutex_lock(&out_lock);
+	flush_answers_locked();
 	pthread_mutex_unlock(&out_lock);
 }
 
-static void send_line(const char *fmt, ...)
+static void send_buf(const char *buf, size_t n, bool later)
+{
+	pthread_mutex_lock(&out_lock);
+	if (later && n <= sizeof answers) {
+		if (answers_len + n > sizeof answers)
+			flush_answers_locked();
+		memcpy(answers + answers_len, buf, n);
+		answers_len += n;
+		atomic_store_explicit(&answers_waiting, true, memory_order_relaxed);
+	} else {
+		flush_answers_locked();
+		write_all(buf, n);
+	}
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void send_vline(bool later, const char *fmt, va_list ap)
 {
 	char buf[PROTO_LINE_MAX];
-	va_list ap;
-	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
-	va_end(ap);
 	if (n < 0)
 		return;
 	if ((size_t)n > sizeof buf - 2)
 		n = (int)sizeof buf - 2;
 	buf[n++] = '\n';
-	send_buf(buf, (size_t)n);
+	send_buf(buf, (size_t)n, later);
+}
+
+static void send_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void send_line(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	send_vline(false, fmt, ap);
+	va_end(ap);
+}
+
+/* A final answer: may wait in the buffer (see above). */
+static void send_answer(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void send_answer(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	send_vline(true, fmt, ap);
+	va_end(ap);
 }
 
 void worker_progress(struct worker_ctx *ctx, const char *fmt, ...)
@@ -539,11 +598,17 @@ static long field_number(const struct msg *m, const char *key, long dflt, long m
 /* Turns a solve message into a job (one that may already be answered). */
 static struct job *make_job(const struct msg *m)
 {
-	struct job *j = calloc(1, sizeof *j);
+	/* not calloc: the grid's 4 kB are written by grid_parse, as far as the
+	 * puzzle's size needs, and zeroing them was a tenth of a job's cost */
+	struct job *j = malloc(sizeof *j);
 	if (!j) {
 		fprintf(stderr, "%s: out of memory\n", program);
 		exit(2);
 	}
+	j->next = NULL;
+	j->acked = false;
+	j->text[0] = '\0';
+	grid_init(&j->grid, GRID_MIN_BOX);
 	char err[GRID_ERR_MAX];
 	struct notation nt;
 	bool bad = false;
@@ -704,37 +769,37 @@ static void send_final(const struct job *j, enum solve_status st, const struct s
 	if (j->acked)
 		return;
 	if (atomic_load(&j->cancelled)) {
-		send_line("cancelled %s", j->id);
+		send_answer("cancelled %s", j->id);
 		return;
 	}
 	switch (st) {
 	case SOLVE_SOLVED:
 		if (!grid_verify(&j->grid, &res->solution, NULL, 0)) {
 			/* never pass on a wrong answer, even our own */
-			send_line("error %s internal error: %s found a wrong answer", j->id, ALGO.name);
+			send_answer("error %s internal error: %s found a wrong answer", j->id, ALGO.name);
 			return;
 		}
 		msg_format_grid(&res->solution, grid, sizeof grid);
 		if (j->count > 1)
-			send_line("count %s %ld %s nodes=%" PRIu64 " ms=%.3f", j->id, res->count, grid,
+			send_answer("count %s %ld %s nodes=%" PRIu64 " ms=%.3f", j->id, res->count, grid,
 				  res->nodes, ms);
 		else
-			send_line("solution %s %s nodes=%" PRIu64 " ms=%.3f", j->id, grid, res->nodes, ms);
+			send_answer("solution %s %s nodes=%" PRIu64 " ms=%.3f", j->id, grid, res->nodes, ms);
 		break;
 	case SOLVE_UNSAT:
 		if (j->count > 1)
-			send_line("count %s 0 nodes=%" PRIu64 " ms=%.3f", j->id, res->nodes, ms);
+			send_answer("count %s 0 nodes=%" PRIu64 " ms=%.3f", j->id, res->nodes, ms);
 		else
-			send_line("unsat %s nodes=%" PRIu64 " ms=%.3f", j->id, res->nodes, ms);
+			send_answer("unsat %s nodes=%" PRIu64 " ms=%.3f", j->id, res->nodes, ms);
 		break;
 	case SOLVE_GAVEUP:
-		send_line("gaveup %s %s ms=%.3f", j->id, res->reason[0] ? res->reason : "unknown", ms);
+		send_answer("gaveup %s %s ms=%.3f", j->id, res->reason[0] ? res->reason : "unknown", ms);
 		break;
 	case SOLVE_STOPPED:
 		if (why == STOP_CANCEL)
-			send_line("cancelled %s", j->id);
+			send_answer("cancelled %s", j->id);
 		else
-			send_line("gaveup %s timeout ms=%.3f", j->id, ms);
+			send_answer("gaveup %s timeout ms=%.3f", j->id, ms);
 		break;
 	}
 }
@@ -742,11 +807,25 @@ static void send_final(const struct job *j, enum solve_status st, const struct s
 static void solve_jobs(struct job **jobs, int n)
 {
 	struct worker_ctx ctx = {.id = jobs[0]->id};
-	struct solve_result *res = calloc((size_t)n, sizeof *res);
-	enum solve_status *st = calloc((size_t)n, sizeof *st);
-	if (!res || !st) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
+	/* one puzzle at a time (all but the GPU): kept, and only the fields an
+	 * algorithm may leave alone are cleared (the solution is written whole
+	 * when there is one) */
+	static struct solve_result one_res;
+	static enum solve_status one_st;
+	struct solve_result *res = &one_res;
+	enum solve_status *st = &one_st;
+	if (n > 1) {
+		res = calloc((size_t)n, sizeof *res);
+		st = calloc((size_t)n, sizeof *st);
+		if (!res || !st) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+	} else {
+		one_res.count = 0;
+		one_res.nodes = 0;
+		one_res.reason[0] = '\0';
+		grid_init(&one_res.solution, GRID_MIN_BOX);
 	}
 	long limit = 0;
 	for (int i = 0; i < n; i++)
@@ -781,8 +860,10 @@ static void solve_jobs(struct job **jobs, int n)
 	if (!quit)
 		for (int i = 0; i < n; i++)
 			send_final(jobs[i], st[i], &res[i], (enum stop_reason)atomic_load(&ctx.stop), ms);
-	free(res);
-	free(st);
+	if (n > 1) {
+		free(res);
+		free(st);
+	}
 }
 
 static int protocol_main(void)
@@ -814,10 +895,17 @@ static int protocol_main(void)
 		struct job **jobs = running;
 		int n = 0;
 		pthread_mutex_lock(&queue_lock);
+		if (!queue_head) {
+			/* nothing to do: the answers so far go out before the wait */
+			pthread_mutex_unlock(&queue_lock);
+			flush_answers();
+			pthread_mutex_lock(&queue_lock);
+		}
 		while (!queue_head && !input_done && !quitting)
 			pthread_cond_wait(&queue_wake, &queue_lock);
 		if (quitting || !queue_head) {
 			pthread_mutex_unlock(&queue_lock);
+			flush_answers();
 			break;
 		}
 		struct job *head = queue_head;
@@ -829,12 +917,12 @@ static int protocol_main(void)
 			pthread_mutex_unlock(&queue_lock);
 			if (head->kind == JOB_CLASH) {
 				if (ALGO.kind == WORKER_COMPLETE)
-					send_line(head->count > 1 ? "count %s 0 reason=clash" : "unsat %s reason=clash",
-						  head->id);
+					send_answer(head->count > 1 ? "count %s 0 reason=clash" : "unsat %s reason=clash",
+						    head->id);
 				else
-					send_line("gaveup %s unsat", head->id);
+					send_answer("gaveup %s unsat", head->id);
 			} else {
-				send_line("error %s %s", head->id, head->text);
+				send_answer("error %s %s", head->id, head->text);
 			}
 			free(head);
 			continue;
