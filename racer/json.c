@@ -116,10 +116,14 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 		json_string(out, pz->winner_name);
 	else
 		evbuffer_add(out, "null", 4);
-	evbuffer_add_printf(out, ",\"worker_ms\":%.3f,\"ms\":%.3f,\"cache\":%s,\"workers\":[",
-			    pz->winner_ms, pz->race_ms, pz->cache_hit ? "true" : "false");
+	evbuffer_add_printf(out, ",\"worker_ms\":%.3f,\"ms\":%.3f,\"cache\":%s,\"stage\":\"%s\",\"workers\":[",
+			    pz->winner_ms, pz->race_ms, pz->cache_hit ? "true" : "false",
+			    pz->stage == STAGE_WAITING ? "none"
+			    : pz->stage == STAGE_FIRST ? "presolver"
+			    : pz->escalated	       ? "escalated"
+						       : "all");
 	bool first = true;
-	for (int i = 0; i < nspecs && pz->set >= 0; i++) {
+	for (int i = 0; i < nspecs && pz->stage != STAGE_WAITING; i++) {
 		enum outcome o = pz->outcome[i];
 		if (o == OUT_NONE)
 			continue;

@@ -158,22 +158,13 @@ static void ensure_std_fds(void)
 		}
 }
 
-static int default_sets(void)
+/* -j's default: the processors. */
+static int default_jobs(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	int usable = 0;
-	for (int i = 0; i < nspecs; i++)
-		usable += specs[i].status == SPEC_OK;
 	if (ncpu < 1)
 		ncpu = 1;
-	if (usable < 1)
-		usable = 1;
-	long sets = ncpu / usable;
-	if (sets < 1)
-		sets = 1;
-	if (sets > 16)
-		sets = 16;
-	return (int)sets;
+	return ncpu > MAX_JOBS ? MAX_JOBS : (int)ncpu;
 }
 
 static void setup_signals(void)
@@ -225,7 +216,7 @@ static int list_workers(void)
 	struct event *tick = event_new(base, -1, EV_PERSIST, on_probe_tick, NULL);
 	struct timeval tv = {0, 10000};
 	event_add(tick, &tv);
-	pool_start();
+	pool_start_all();
 	if (!loop_exit)
 		event_base_dispatch(base);
 	event_free(tick);
@@ -281,12 +272,18 @@ int main(int argc, char **argv)
 	start_ns = now_ns();
 	workers_setup();
 	open_cache();
-	pool_init(opt.jobs ? opt.jobs : default_sets(), false);
+	schedule_init();
+	pool_init(opt.jobs ? opt.jobs : default_jobs(), false);
 	race_init();
 	output_init();
 	progress_init();
 	setup_signals();
 	input_init(opt.args, opt.nargs);
+	/* a GPU worker starts at once, in the background: its CUDA context
+	 * takes a while, and it takes batches once it is up */
+	for (int i = 0; i < nspecs; i++)
+		if (strcmp(specs[i].name, "gpu") == 0)
+			pool_start_spec(&specs[i]);
 	input_start();
 	racer_check_finished();
 	if (!loop_exit)

@@ -70,6 +70,30 @@ void progress_before_output(void)
 	drawn = 0;
 }
 
+/* "cp", or "cp/2" for the second process of an entry that has several. */
+static void proc_name(const struct proc *p, char *buf, size_t size)
+{
+	if (p->spec->nprocs > 1)
+		snprintf(buf, size, "%s/%d", p->spec->label, p->copy + 1);
+	else
+		snprintf(buf, size, "%s", p->spec->label);
+}
+
+/* The stage of a puzzle's race, as --progress shows it. */
+static const char *stage_name(const struct puzzle *pz)
+{
+	if (!pz)
+		return "-";
+	switch (pz->stage) {
+	case STAGE_FIRST:
+		return "presolver";
+	case STAGE_ALL:
+		return pz->escalated ? "escalated" : "all";
+	default:
+		return "waiting";
+	}
+}
+
 void progress_message(struct proc *p, uint64_t seq, const struct msg *m)
 {
 	if (!enabled)
@@ -92,12 +116,9 @@ void progress_message(struct proc *p, uint64_t seq, const struct msg *m)
 		snprintf(where, sizeof where, " (%s%sline %ld)", pz->input_name ? pz->input_name : "",
 			 pz->input_name ? ": " : "", pz->item.line);
 	char who[80];
-	if (nsets > 1)
-		snprintf(who, sizeof who, "%s@%d", p->spec->label, p->set + 1);
-	else
-		snprintf(who, sizeof who, "%s", p->spec->label);
-	fprintf(stderr, "%s: puzzle %llu%s: %s: %s (%.1f s)\n", PROGRAM, (unsigned long long)seq, where, who,
-		p->progress, (double)(now - p->head_ns) / 1e9);
+	proc_name(p, who, sizeof who);
+	fprintf(stderr, "%s: puzzle %llu%s: %s: %s (%s, %.1f s)\n", PROGRAM, (unsigned long long)seq, where,
+		who, p->progress, stage_name(pz), (double)(now - p->head_ns) / 1e9);
 }
 
 static int term_width(void)
@@ -129,35 +150,36 @@ static void redraw_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	(void)arg;
 	int width = term_width();
-	size_t size = (size_t)(nsets * nspecs + 2) * 600, pos = 0;
+	size_t size = (size_t)(nprocs + 2) * 600, pos = 0;
+	int rows = 1;
 	char *buf = xmalloc(size);
 	long answered = counts.solved + counts.unsat + counts.multiple + counts.unsolved + counts.timeouts +
 			counts.invalid + counts.unsupported;
 	uint64_t now = now_ns();
 	add_row(buf, size, &pos, width, "%s: %ld puzzles read, %ld answered, %.1f s", PROGRAM, counts.puzzles,
 		answered, (double)(now - started_ns) / 1e9);
-	for (int i = 0; i < nsets * nspecs; i++) {
+	for (int i = 0; i < nprocs; i++) {
 		struct proc *p = &procs[i];
-		char who[80], on[64] = "", fields[200] = "";
-		if (nsets > 1)
-			snprintf(who, sizeof who, "%s@%d", p->spec->label, p->set + 1);
-		else
-			snprintf(who, sizeof who, "%s", p->spec->label);
+		char who[80], on[80] = "", fields[200] = "";
+		if (!p->spec->started && p->spec->status == SPEC_OK)
+			continue; /* not needed yet: no row */
+		proc_name(p, who, sizeof who);
 		const char *state = p->spec->status == SPEC_DISABLED      ? "disabled"
 				    : p->spec->status == SPEC_UNAVAILABLE ? "unavailable"
 									  : proc_state_name(p->state);
-		if (p->ninflight && p->state != PROC_DEAD) {
+		if (p->ninflight && proc_ready(p)) {
 			uint64_t seq = p->inflight[0].seq;
-			snprintf(on, sizeof on, "puzzle %llu %6.1f s", (unsigned long long)seq,
-				 (double)(now - p->head_ns) / 1e9);
+			snprintf(on, sizeof on, "puzzle %llu %-9s %6.1f s", (unsigned long long)seq,
+				 stage_name(race_find(seq)), (double)(now - p->head_ns) / 1e9);
 			if (p->progress_seq == seq)
 				snprintf(fields, sizeof fields, "%s", p->progress);
 		}
-		add_row(buf, size, &pos, width, "  %-20.20s %-11s %-20s %s", who, state, on, fields);
+		add_row(buf, size, &pos, width, "  %-20.20s %-11s %-30s %s", who, state, on, fields);
+		rows++;
 	}
 	progress_before_output();
 	put_all(buf, pos);
-	drawn = nsets * nspecs + 1;
+	drawn = rows;
 	free(buf);
 }
 

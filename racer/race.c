@@ -1,13 +1,16 @@
-/* Puzzles and their races (DESIGN.md "The race").
+/* Puzzles and their races (README "The schedule").
  *
  * Every puzzle read gets a slot in a ring, numbered by its sequence number
  * (also its request id). A puzzle that the input, the givens check or the
- * cache answers is done at once; the others wait for a set of workers with
- * room (each set keeps up to DEPTH puzzles in flight: pipelined solves),
- * are sent to every worker of the set that takes them, and end with the
+ * cache answers is done at once. The others are raced in stages: first by
+ * the presolver of their size alone (schedule.c), pipelined on the least
+ * busy of its processes; when it has not answered within the budget (from
+ * the moment its process began the puzzle), or gave up, the rest of the
+ * portfolio joins (escalation), and the puzzles queued behind it on that
+ * process are taken back and sent to another. --schedule=all, and sizes
+ * without a presolver, race every entry at once. A race ends with the
  * first verified solution, an unsat from a complete worker, a count
- * (--count), everyone failing, or --timeout. Workers that start (or start
- * again) while a race runs join it. Answers leave in input order. */
+ * (--count), everyone failing, or --timeout. Answers leave in input order. */
 #include "config.h"
 
 #include <limits.h>
@@ -19,9 +22,15 @@
 
 #include "racer.h"
 
-/* Puzzles in flight per set of workers: enough that a worker always has the
- * next one queued while the racer reads its answer. */
+/* Puzzles queued on one presolver process: enough that it always has the
+ * next one while the racer reads its answer, few enough that a hard one
+ * holds back little (they are taken back when it escalates). */
 #define DEPTH 16
+/* Puzzles racing every entry at once, per process of the largest entry. */
+#define ALL_DEPTH 16
+/* Puzzles of a deep queue a GPU worker may hold (a slot is 5 kB: the ring
+ * is sized for it). */
+#define GPU_DEPTH 2048
 /* Room for "FILE: " in messages. */
 #define PATH_MAX_PREFIX (PATH_MAX + 8)
 
@@ -33,12 +42,13 @@ static uint64_t next_seq, out_seq, dispatch_seq;
 static bool stopped, dispatching, dispatch_again;
 static char seed_field[40];
 
-struct set_state {
-	int inflight;
-	int head, tail;      /* the racing puzzles, oldest first (slot indices) */
-	struct event *timer; /* --timeout of the oldest */
+/* Lists of slot indices through prev/next: the puzzles taken back from a
+ * held process (to dispatch first), and the puzzles racing every entry. */
+struct list {
+	int head, tail, n;
 };
-static struct set_state *sets;
+static struct list requeued, racing_all;
+static int all_cap;
 
 static struct puzzle *slot(uint64_t seq)
 {
@@ -65,22 +75,56 @@ const char *outcome_name(enum outcome o)
 	return o < sizeof names / sizeof names[0] && names[o] ? names[o] : "?";
 }
 
-static void set_timer_cb(evutil_socket_t fd, short what, void *arg);
+static void list_init(struct list *l)
+{
+	l->head = l->tail = -1;
+	l->n = 0;
+}
+
+static void list_add(struct list *l, struct puzzle *pz)
+{
+	int idx = (int)(pz - ring);
+	pz->prev = l->tail;
+	pz->next = -1;
+	if (l->tail >= 0)
+		ring[l->tail].next = idx;
+	else
+		l->head = idx;
+	l->tail = idx;
+	l->n++;
+}
+
+static void list_remove(struct list *l, struct puzzle *pz)
+{
+	if (pz->prev >= 0)
+		ring[pz->prev].next = pz->next;
+	else
+		l->head = pz->next;
+	if (pz->next >= 0)
+		ring[pz->next].prev = pz->prev;
+	else
+		l->tail = pz->prev;
+	pz->prev = pz->next = -1;
+	l->n--;
+}
 
 void race_init(void)
 {
-	uint64_t want = (uint64_t)nsets * DEPTH * 4 + 256;
+	int most = 1;
+	for (int i = 0; i < nspecs; i++)
+		if (specs[i].nprocs > most)
+			most = specs[i].nprocs;
+	all_cap = ALL_DEPTH * most;
+	uint64_t want = (uint64_t)nprocs * DEPTH * 2 + (uint64_t)all_cap + 256;
+	for (int i = 0; i < nspecs; i++)
+		if (strcmp(specs[i].name, "gpu") == 0)
+			want += GPU_DEPTH;
 	ring_cap = 512;
 	while (ring_cap < want)
 		ring_cap *= 2;
 	ring = xcalloc(ring_cap, sizeof *ring);
-	sets = xcalloc((size_t)nsets, sizeof *sets);
-	for (int i = 0; i < nsets; i++) {
-		sets[i].head = sets[i].tail = -1;
-		sets[i].timer = evtimer_new(base, set_timer_cb, &sets[i]);
-		if (!sets[i].timer)
-			die("cannot create a timer");
-	}
+	list_init(&requeued);
+	list_init(&racing_all);
 	next_seq = out_seq = dispatch_seq = 1;
 	if (opt.seed_set)
 		snprintf(seed_field, sizeof seed_field, " seed=%llu", (unsigned long long)opt.seed);
@@ -102,6 +146,10 @@ static void release(struct puzzle *pz)
 	pz->solution = NULL;
 	free(pz->solve_line);
 	pz->solve_line = NULL;
+	if (pz->timeout_ev) {
+		event_free(pz->timeout_ev);
+		pz->timeout_ev = NULL;
+	}
 	pz->state = PZ_FREE;
 }
 
@@ -113,18 +161,19 @@ void race_free(void)
 	 * all would fault in the whole ring's pages for nothing */
 	for (uint64_t seq = out_seq; seq < next_seq; seq++)
 		release(slot(seq));
-	for (int i = 0; i < nsets; i++)
-		event_free(sets[i].timer);
 	free(ring);
-	free(sets);
 	ring = NULL;
 }
 
 void race_stop(void)
 {
 	stopped = true;
-	for (int i = 0; sets && i < nsets; i++)
-		evtimer_del(sets[i].timer);
+	for (int i = ring ? racing_all.head : -1; i >= 0; i = ring[i].next)
+		if (ring[i].timeout_ev)
+			evtimer_del(ring[i].timeout_ev);
+	for (int i = 0; i < nprocs; i++)
+		if (procs[i].stage_timer)
+			evtimer_del(procs[i].stage_timer);
 }
 
 int race_free_slots(void)
@@ -203,65 +252,10 @@ static void advance_output(void)
 	racer_check_finished();
 }
 
-/* --- the sets' lists of racing puzzles, and their clocks --- */
-
-static void start_clock(int set)
-{
-	struct set_state *st = &sets[set];
-	if (st->head < 0) {
-		evtimer_del(st->timer);
-		return;
-	}
-	struct puzzle *pz = &ring[st->head];
-	if (!pz->start_ns)
-		pz->start_ns = now_ns();
-	if (opt.timeout_s > 0 && !stopped) {
-		double left = opt.timeout_s * 1000 - ms_since(pz->start_ns);
-		if (left < 0)
-			left = 0;
-		struct timeval tv = {(time_t)(left / 1000), (suseconds_t)((long)(left * 1000) % 1000000)};
-		evtimer_add(st->timer, &tv);
-	}
-}
-
-static void link_racing(struct puzzle *pz)
-{
-	struct set_state *st = &sets[pz->set];
-	int idx = (int)(pz - ring);
-	pz->prev = st->tail;
-	pz->next = -1;
-	if (st->tail >= 0)
-		ring[st->tail].next = idx;
-	else
-		st->head = idx;
-	st->tail = idx;
-	st->inflight++;
-	if (st->head == idx)
-		start_clock(pz->set);
-}
-
-static void unlink_racing(struct puzzle *pz)
-{
-	struct set_state *st = &sets[pz->set];
-	int idx = (int)(pz - ring);
-	bool was_head = st->head == idx;
-	if (pz->prev >= 0)
-		ring[pz->prev].next = pz->next;
-	else
-		st->head = pz->next;
-	if (pz->next >= 0)
-		ring[pz->next].prev = pz->prev;
-	else
-		st->tail = pz->prev;
-	pz->prev = pz->next = -1;
-	st->inflight--;
-	if (was_head)
-		start_clock(pz->set);
-}
-
 /* --- races --- */
 
 static void dispatch(void);
+static bool check_done(struct puzzle *pz);
 
 /* A puzzle without a solution: when its givens clash, it says where (the
  * answer the workers' filter mode gives). Checked only here, not on every
@@ -276,6 +270,11 @@ static bool givens_clash(struct puzzle *pz)
 	return true;
 }
 
+static struct proc *proc_for(const struct puzzle *pz, int spec)
+{
+	return proc_of(&specs[spec], pz->copy[spec]);
+}
+
 static void end_race(struct puzzle *pz, enum verdict v)
 {
 	if (pz->state != PZ_RACING)
@@ -286,14 +285,24 @@ static void end_race(struct puzzle *pz, enum verdict v)
 	set_verdict(pz, v);
 	for (int i = 0; i < nspecs; i++)
 		if (pz->outcome[i] == OUT_SENT)
-			pool_send_cancel(proc_of(pz->set, i), pz->seq);
-	unlink_racing(pz);
+			proc_send_cancel(proc_for(pz, i), pz->seq);
+	if (pz->stage == STAGE_ALL) {
+		list_remove(&racing_all, pz);
+		if (pz->timeout_ev)
+			evtimer_del(pz->timeout_ev);
+	} else {
+		counts.first_only++;
+	}
 	free(pz->solve_line);
 	pz->solve_line = NULL;
 	if (pz->winner >= 0 && (v == V_SOLVED || v == V_MULTIPLE || v == V_UNSAT)) {
 		struct worker_spec *w = &specs[pz->winner];
 		w->st.won++;
 		w->st.won_ms += pz->winner_ms;
+		if (pz->escalated)
+			w->st.won_escalated++;
+		if (pz->stage == STAGE_FIRST && pz->winner == pz->first_spec)
+			schedule_record(pz->item.grid.box, pz->winner_ms);
 		if (cache_enabled()) {
 			struct cache_entry e = {.verdict = v == V_UNSAT ? V_UNSAT : V_SOLVED,
 						.uniq = v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq,
@@ -316,26 +325,108 @@ static bool eligible(const struct worker_spec *s, const struct puzzle *pz)
 	return box >= s->min_box && box <= s->max_box && (!opt.count || s->complete);
 }
 
-/* Sends the puzzle to one worker of its set, if it can take it now. */
-static void offer(struct puzzle *pz, struct proc *p)
+static void send_to(struct puzzle *pz, struct proc *p)
 {
 	struct worker_spec *s = p->spec;
-	uint8_t *o = &pz->outcome[s->index];
+	proc_send_solve(p, pz->seq, pz->solve_line, s->own_seed ? pz->solve_noseed_len : pz->solve_len);
+	pz->outcome[s->index] = OUT_SENT;
+	pz->copy[s->index] = (uint8_t)p->copy;
+	s->st.sent++;
+}
+
+/* Offers a puzzle racing every entry to one entry: to its least busy
+ * process, if one can take it now; else it joins when one can. */
+static void offer(struct puzzle *pz, int spec)
+{
+	struct worker_spec *s = &specs[spec];
+	uint8_t *o = &pz->outcome[spec];
 	if (*o != OUT_NONE)
 		return;
 	if (s->status != SPEC_OK) {
 		*o = OUT_OUT;
 		return;
 	}
-	if (!proc_ready(p))
-		return; /* it joins when it is */
-	if (!eligible(s, pz) || !pool_can_send(p)) {
+	if (s->hello_seen && !eligible(s, pz)) {
 		*o = OUT_SKIPPED;
 		return;
 	}
-	pool_send_solve(p, pz->seq, pz->solve_line, s->own_seed ? pz->solve_noseed_len : pz->solve_len);
-	*o = OUT_SENT;
-	s->st.sent++;
+	struct proc *p = pool_pick(s, false);
+	if (p && eligible(s, pz)) {
+		send_to(pz, p);
+		return;
+	}
+	if (!pool_spec_may_join(s))
+		*o = OUT_SKIPPED; /* its processes are all there and full */
+}
+
+static void puzzle_timeout_cb(evutil_socket_t fd, short what, void *arg);
+
+/* The rest of the portfolio joins (escalated: the presolver's budget ran
+ * out, or it failed), or every entry races it from the start. */
+static void race_all(struct puzzle *pz, bool escalated)
+{
+	uint64_t now = now_ns();
+	pz->stage = STAGE_ALL;
+	pz->escalated = escalated;
+	pz->all_ns = now;
+	if (!pz->start_ns)
+		pz->start_ns = now;
+	if (escalated)
+		counts.escalated++;
+	else
+		counts.all_at_once++;
+	list_add(&racing_all, pz);
+	if (opt.timeout_s > 0) {
+		if (!pz->timeout_ev && !(pz->timeout_ev = evtimer_new(base, puzzle_timeout_cb, pz)))
+			die("cannot create a timer");
+		double left = opt.timeout_s * 1000 - ms_since(pz->start_ns);
+		struct timeval tv = {0, 0};
+		if (left > 0)
+			tv = (struct timeval){(time_t)(left / 1000), (suseconds_t)((long)(left * 1000) % 1000000)};
+		evtimer_add(pz->timeout_ev, &tv);
+	}
+	pool_start_all();
+	for (int i = 0; i < nspecs; i++)
+		offer(pz, i);
+}
+
+/* The presolver's process p holds an escalated puzzle at its head: the
+ * puzzles queued behind it there are taken back (cancelled; sent to
+ * another process when the cancel is acknowledged). */
+static void take_back_queued(struct proc *p)
+{
+	p->held = true;
+	for (int i = 1; i < p->ninflight; i++) {
+		struct puzzle *q = race_find(p->inflight[i].seq);
+		if (q && q->state == PZ_RACING && q->stage == STAGE_FIRST && !q->requeue &&
+		    q->first_spec == p->spec->index) {
+			q->requeue = true;
+			proc_send_cancel(p, q->seq);
+		}
+	}
+}
+
+static void escalate(struct puzzle *pz)
+{
+	int first = pz->first_spec;
+	if (pz->outcome[first] == OUT_SENT) {
+		struct proc *p = proc_for(pz, first);
+		if (p->ninflight && p->inflight[0].seq == pz->seq)
+			take_back_queued(p);
+	}
+	race_all(pz, true);
+}
+
+/* A puzzle taken back from a held process: raced again from the start. */
+static void requeue(struct puzzle *pz)
+{
+	pz->requeue = false;
+	pz->outcome[pz->first_spec] = OUT_NONE;
+	pz->first_spec = -1;
+	pz->stage = STAGE_WAITING;
+	pz->start_ns = 0;
+	pz->state = PZ_WAITING;
+	list_add(&requeued, pz);
 }
 
 /* Ends the race when nobody is left in it and nobody can still join. */
@@ -343,27 +434,23 @@ static bool check_done(struct puzzle *pz)
 {
 	if (pz->state != PZ_RACING)
 		return true;
-	bool tried = false;
-	for (int i = 0; i < nspecs; i++) {
-		enum outcome o = pz->outcome[i];
-		if (o == OUT_SENT)
+	if (pz->stage == STAGE_FIRST) {
+		if (pz->outcome[pz->first_spec] == OUT_SENT)
 			return false;
-		if (o == OUT_NONE) {
-			struct proc *p = proc_of(pz->set, i);
-			if (proc_ready(p)) {
-				offer(pz, p);
-				if (pz->outcome[i] == OUT_SENT)
-					return false;
-			} else if (proc_may_join(p)) {
-				return false;
-			} else {
-				pz->outcome[i] = OUT_OUT;
-			}
-			continue;
-		}
-		if (o != OUT_SKIPPED && o != OUT_OUT)
+		escalate(pz); /* the presolver gave up, failed or died */
+	}
+	bool tried = false, open = false;
+	for (int i = 0; i < nspecs; i++) {
+		if (pz->outcome[i] == OUT_NONE)
+			offer(pz, i);
+		enum outcome o = pz->outcome[i];
+		if (o == OUT_SENT || o == OUT_NONE)
+			open = true;
+		else if (o != OUT_SKIPPED && o != OUT_OUT)
 			tried = true;
 	}
+	if (open)
+		return false;
 	enum verdict v = V_UNSOLVED;
 	if (!tried) {
 		v = V_UNSUPPORTED;
@@ -384,7 +471,9 @@ static char *put(char *at, const void *s, size_t n)
 	return at + n;
 }
 
-static void start_race(struct puzzle *pz, int set)
+/* "solve SEQ GRID fields seed=S\n", put together by hand: snprintf was a
+ * tenth of the racer's time per puzzle. */
+static void make_solve_line(struct puzzle *pz)
 {
 	/* the fields every solve of this run carries, then --seed's (which an
 	 * entry with a seed of its own does not get): built once */
@@ -403,11 +492,6 @@ static void start_race(struct puzzle *pz, int set)
 		nfields = (size_t)k;
 		nseed = strlen(seed_field);
 	}
-	pz->state = PZ_RACING;
-	pz->set = set;
-	pz->dispatch_ns = now_ns();
-	/* "solve SEQ GRID fields seed=S\n", put together by hand: snprintf was a
-	 * tenth of the racer's time per puzzle */
 	size_t n = (size_t)msg_format_grid(&pz->item.grid, grid, gridsz);
 	char digits[24], *d = digits + sizeof digits;
 	uint64_t seq = pz->seq;
@@ -424,10 +508,65 @@ static void start_race(struct puzzle *pz, int set)
 	at = put(at, seed_field, nseed);
 	at = put(at, "\n", 1);
 	pz->solve_len = (size_t)(at - pz->solve_line);
-	link_racing(pz);
-	for (int i = 0; i < nspecs; i++)
-		offer(pz, proc_of(set, i));
-	check_done(pz);
+}
+
+/* The GPU worker, when it can take a batch of a deep queue as their first
+ * stage (the presolver's processes being full). */
+static struct proc *gpu_for(const struct puzzle *pz)
+{
+	uint64_t waiting = next_seq - dispatch_seq + (uint64_t)requeued.n;
+	for (int i = 0; i < nspecs; i++) {
+		struct worker_spec *s = &specs[i];
+		if (strcmp(s->name, "gpu") != 0 || s->status != SPEC_OK || !s->hello_seen || s->batch < 2 ||
+		    !eligible(s, pz) || waiting < (uint64_t)s->batch / 4 + 1)
+			continue;
+		struct proc *p = pool_pick(s, true);
+		if (p && p->ninflight < 2 * s->batch && p->ninflight < GPU_DEPTH)
+			return p;
+	}
+	return NULL;
+}
+
+/* Starts a puzzle's race: to its presolver alone when it has one, or to
+ * every entry. False when no process can take it yet (it waits). */
+static bool start_race(struct puzzle *pz)
+{
+	int first = schedule_presolver(pz->item.grid.box);
+	struct proc *p = NULL;
+	if (first >= 0) {
+		struct worker_spec *s = &specs[first];
+		if (s->hello_seen && !eligible(s, pz)) {
+			first = -1;
+		} else {
+			pool_start_spec(s);
+			p = pool_pick(s, true);
+			/* a process is filled up to DEPTH once it is down to half of
+			 * it: lines go out, and answers come back, several at a time */
+			if (p && (p->ninflight >= (s->batch > 1 ? GPU_DEPTH : DEPTH) ||
+				  (p->ninflight > DEPTH / 2 && !p->filling)))
+				p = NULL;
+			if (!p && (p = gpu_for(pz)))
+				first = p->spec->index;
+			if (!p)
+				return false;
+		}
+	}
+	if (first < 0 && racing_all.n >= all_cap)
+		return false;
+	if (!pz->solve_line)
+		make_solve_line(pz);
+	pz->state = PZ_RACING;
+	pz->dispatch_ns = now_ns();
+	if (first < 0) {
+		race_all(pz, false);
+		check_done(pz);
+		return true;
+	}
+	pz->stage = STAGE_FIRST;
+	pz->first_spec = first;
+	send_to(pz, p);
+	p->filling = p->ninflight < DEPTH;
+	return true;
 }
 
 static void dispatch(void)
@@ -442,23 +581,35 @@ static void dispatch(void)
 	dispatching = true;
 	do {
 		dispatch_again = false;
+		while (requeued.head >= 0 && !stopped) {
+			struct puzzle *pz = &ring[requeued.head];
+			list_remove(&requeued, pz);
+			if (!start_race(pz)) {
+				/* back to the front of the list */
+				int idx = (int)(pz - ring);
+				pz->prev = -1;
+				pz->next = requeued.head;
+				if (requeued.head >= 0)
+					ring[requeued.head].prev = idx;
+				else
+					requeued.tail = idx;
+				requeued.head = idx;
+				requeued.n++;
+				goto out;
+			}
+		}
 		while (dispatch_seq < next_seq && !stopped) {
 			struct puzzle *pz = slot(dispatch_seq);
 			if (pz->state != PZ_WAITING) {
 				dispatch_seq++;
 				continue;
 			}
-			pool_start();
-			int best = -1;
-			for (int i = 0; i < nsets; i++)
-				if (sets[i].inflight < DEPTH && (best < 0 || sets[i].inflight < sets[best].inflight))
-					best = i;
-			if (best < 0)
+			if (!start_race(pz))
 				break;
 			dispatch_seq++;
-			start_race(pz, best);
 		}
 	} while (dispatch_again && !stopped);
+out:
 	dispatching = false;
 }
 
@@ -478,8 +629,10 @@ void race_add(enum stream_event ev, const char *input_name)
 	pz->winner = -1;
 	pz->winner_name[0] = '\0';
 	pz->winner_ms = pz->race_ms = 0;
-	pz->set = -1;
-	pz->start_ns = pz->dispatch_ns = 0;
+	pz->stage = STAGE_WAITING;
+	pz->first_spec = -1;
+	pz->requeue = pz->escalated = false;
+	pz->start_ns = pz->dispatch_ns = pz->all_ns = 0;
 	pz->prev = pz->next = -1;
 	pz->uniq = UNIQ_UNKNOWN;
 	pz->timeout_reason = false;
@@ -547,8 +700,12 @@ static bool verify_answer(struct puzzle *pz, struct worker_spec *s, const char *
 {
 	char why[GRID_ERR_MAX];
 	struct notation nt;
-	if (!text || grid_parse(text, strlen(text), sol, &nt, why, sizeof why) < 0 ||
-	    !grid_verify(&pz->item.grid, sol, why, sizeof why)) {
+	size_t len = text ? strlen(text) : 0;
+	bool read = text && (msg_parse_grid(text, len, pz->item.grid.box, sol) == 0 ||
+			     /* not the protocol's form of this size: the general
+			      * reader, which says why */
+			     grid_parse(text, len, sol, &nt, why, sizeof why) == 0);
+	if (!read || !grid_verify(&pz->item.grid, sol, why, sizeof why)) {
 		s->st.wrong++;
 		if (!s->warned_wrong) {
 			char pre[PATH_MAX_PREFIX];
@@ -639,6 +796,13 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 			s->st.cancelled++;
 		return;
 	}
+	if (m->type == MSG_CANCELLED && pz->state == PZ_RACING && pz->stage == STAGE_FIRST && pz->requeue) {
+		/* taken back from a held process */
+		s->st.cancelled++;
+		requeue(pz);
+		dispatch();
+		return;
+	}
 	double ms = parse_ms(msg_field(m, "ms"));
 	pz->outcome_ms[s->index] = (float)ms;
 	if (pz->state != PZ_RACING) {
@@ -724,53 +888,115 @@ void race_progress(struct proc *p, uint64_t seq, struct msg *m)
 void race_lost(struct proc *p, uint64_t seq, enum outcome why)
 {
 	struct puzzle *pz = race_find(seq);
-	if (!pz || stopped)
+	if (!pz || stopped || pz->state != PZ_RACING)
 		return;
 	uint8_t *o = &pz->outcome[p->spec->index];
-	if (*o == OUT_SENT)
-		*o = (uint8_t)why;
-	if (pz->state == PZ_RACING)
-		check_done(pz);
+	if (*o != OUT_SENT || pz->copy[p->spec->index] != p->copy)
+		return;
+	if (pz->stage == STAGE_FIRST && pz->requeue) {
+		requeue(pz);
+		dispatch();
+		return;
+	}
+	*o = (uint8_t)why;
+	check_done(pz);
+}
+
+/* Every puzzle racing all entries: check_done (which offers it to whoever
+ * can take it now). */
+static void check_racing_all(void)
+{
+	for (int i = racing_all.head; i >= 0;) {
+		int next = ring[i].next;
+		check_done(&ring[i]);
+		i = next;
+	}
 }
 
 void race_worker_ready(struct proc *p)
 {
 	if (stopped)
 		return;
-	struct set_state *st = &sets[p->set];
-	for (int i = st->head; i >= 0; i = ring[i].next)
-		offer(&ring[i], p);
-	for (int i = st->head; i >= 0;) {
-		int next = ring[i].next;
-		check_done(&ring[i]);
-		i = next;
-	}
+	check_racing_all();
 	dispatch();
+	(void)p;
 }
 
 void race_pool_changed(void)
 {
 	if (stopped)
 		return;
-	for (int set = 0; set < nsets; set++)
-		for (int i = sets[set].head; i >= 0;) {
-			int next = ring[i].next;
-			check_done(&ring[i]);
-			i = next;
-		}
+	check_racing_all();
 	dispatch();
 }
 
-static void set_timer_cb(evutil_socket_t fd, short what, void *arg)
+static void stage_timer_cb(evutil_socket_t fd, short what, void *arg);
+
+/* The presolver's clock of a puzzle starts when its process begins it. A
+ * pending timer is left as it is: it fires at an earlier head's deadline
+ * and is set again then (one timer event per budget, not per puzzle). */
+static void arm_stage_timer(struct proc *p, const struct puzzle *pz)
+{
+	if (!p->stage_timer && !(p->stage_timer = evtimer_new(base, stage_timer_cb, p)))
+		die("cannot create a timer");
+	if (evtimer_pending(p->stage_timer, NULL))
+		return;
+	double ms = schedule_budget_ms(pz->item.grid.box);
+	if (p->spec->batch > 1)
+		ms *= 10; /* a GPU batch: its launch, not one puzzle's search */
+	if (opt.timeout_s > 0 && opt.timeout_s * 1000 < ms)
+		ms = opt.timeout_s * 1000;
+	ms -= ms_since(p->head_ns);
+	if (ms < 0)
+		ms = 0;
+	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((long)(ms * 1000) % 1000000)};
+	evtimer_add(p->stage_timer, &tv);
+}
+
+void race_head_started(struct proc *p)
+{
+	if (stopped || !p->ninflight)
+		return;
+	struct puzzle *pz = race_find(p->inflight[0].seq);
+	p->held = false;
+	if (!pz || pz->state != PZ_RACING)
+		return;
+	if (!pz->start_ns)
+		pz->start_ns = p->head_ns;
+	if (pz->stage == STAGE_ALL)
+		p->held = pz->escalated && pz->first_spec == p->spec->index;
+	else if (pz->stage == STAGE_FIRST && pz->first_spec == p->spec->index)
+		arm_stage_timer(p, pz);
+}
+
+static void stage_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	struct set_state *st = arg;
-	if (stopped || st->head < 0)
+	struct proc *p = arg;
+	if (stopped || !proc_ready(p) || !p->ninflight)
 		return;
-	struct puzzle *pz = &ring[st->head];
-	if (ms_since(pz->start_ns) + 0.5 >= opt.timeout_s * 1000)
+	struct puzzle *pz = race_find(p->inflight[0].seq);
+	if (!pz || pz->state != PZ_RACING || pz->stage != STAGE_FIRST || pz->first_spec != p->spec->index)
+		return;
+	double ran = ms_since(p->head_ns), budget = schedule_budget_ms(pz->item.grid.box);
+	if (p->spec->batch > 1)
+		budget *= 10;
+	if (opt.timeout_s > 0 && ran + 0.5 >= opt.timeout_s * 1000) {
 		end_race(pz, V_TIMEOUT);
-	else
-		start_clock((int)(st - sets));
+	} else if (ran + 0.05 >= budget) {
+		escalate(pz);
+		check_done(pz);
+	} else {
+		arm_stage_timer(p, pz);
+	}
+}
+
+static void puzzle_timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	struct puzzle *pz = arg;
+	if (!stopped && pz->state == PZ_RACING && pz->stage == STAGE_ALL)
+		end_race(pz, V_TIMEOUT);
 }

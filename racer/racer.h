@@ -2,8 +2,12 @@
  * (main.c) around these parts:
  *   options.c   the command line
  *   workers.c   finding worker programs, the portfolio (--workers)
- *   pool.c      worker processes: spawn, pipes, hello, cancel, kill, respawn
- *   race.c      puzzles: cache look-up, dispatch to sets of workers, verdicts
+ *   proc.c      one worker process, a state machine: spawn, pipes, hello,
+ *               requests, cancel, stop (the mechanism)
+ *   pool.c      the processes of each entry: how many, lazy start, strikes,
+ *               respawn, shutdown (the policy)
+ *   schedule.c  the staged race's policy: presolver per size, learned budget
+ *   race.c      puzzles: cache look-up, dispatch, escalation, verdicts
  *   input.c     puzzles from files or standard input, through puzzle_stream
  *   output.c    answers in input order, in the input's notation (json.c)
  *   cache.c     the LMDB result cache (cache_cmd.c: `sudoku-race cache ...`)
@@ -27,8 +31,8 @@ struct event_base;
 
 /* The most worker entries in a portfolio (outcomes are kept per entry). */
 #define MAX_SPECS 32
-/* The most sets of workers (-j). */
-#define MAX_SETS 64
+/* The most presolver processes (-j). */
+#define MAX_JOBS 64
 
 extern struct event_base *base;
 
@@ -75,7 +79,9 @@ struct options {
 	uint64_t seed;
 	const char *cache_dir; /* --cache DIR */
 	bool no_cache;
-	int jobs;            /* -j; 0: choose */
+	int jobs;            /* -j: presolver processes; 0: the processors */
+	bool schedule_all;   /* --schedule=all: every puzzle to every entry at once */
+	const char *presolver; /* --presolver: the entry that gets every puzzle first */
 	char **args;         /* input files, or the cache subcommand and its arguments */
 	int nargs;
 };
@@ -92,8 +98,8 @@ enum spec_status {
 	SPEC_DISABLED,    /* kept dying: left out, warned once */
 };
 
-/* One entry of the portfolio: a worker program with its options. With -j N
- * there are N processes of each entry, one per set. */
+/* One entry of the portfolio: a worker program with its options, run as
+ * one or more processes (procs[first .. first + nprocs)). */
 struct worker_spec {
 	int index;
 	char *label;          /* as given: "cp", "cp:seed=2", "./fake-liar" */
@@ -112,13 +118,17 @@ struct worker_spec {
 	char detail[96];
 	char version[32];
 	int batch;
-	/* deaths since the last well-formed final message, over all its sets */
+	int first, nprocs;    /* its processes in procs[] */
+	bool started;         /* its processes were started (lazily) */
+	bool presolver;       /* the presolver of some size: -j processes */
+	/* deaths since the last well-formed final message, over all its copies */
 	int strikes;
 	bool warned_wrong;
 	/* --stats */
 	struct spec_stats {
 		long sent, won, late, wrong, unsat, gaveup, errors, cancelled, malformed;
 		long died, killed, respawns, hello_failures;
+		long won_escalated; /* races won after the rest joined */
 		double won_ms;
 	} st;
 };
@@ -140,91 +150,6 @@ void workers_setup_listing(void);
 const char *workers_search_path(void);
 void workers_free(void);
 
-/* --- pool.c: worker processes --- */
-
-enum proc_state {
-	PROC_STARTING,   /* spawned, waiting for hello */
-	PROC_IDLE,       /* no request in flight */
-	PROC_BUSY,       /* requests in flight */
-	PROC_CANCELLING, /* a cancel is waiting for its acknowledgement (grace timer) */
-	PROC_DEAD,       /* exited or killed: waiting for end of output, waitpid, respawn */
-};
-
-struct request {
-	uint64_t seq;
-	bool cancel_sent;
-	uint64_t sent_ns, cancel_ns;
-};
-
-struct proc {
-	struct worker_spec *spec;
-	int set;
-	enum proc_state state;
-	pid_t pid;
-	bool eof, reaped, finished;
-	int wstatus;
-	struct bufferevent *from; /* the worker's standard output */
-	struct bufferevent *to;   /* the worker's standard input */
-	struct event *timer;      /* hello timeout, grace, respawn backoff */
-	struct request *inflight; /* in the order sent */
-	int ninflight, capinflight;
-	uint64_t spawned_ns;
-	uint64_t head_ns;         /* when the current request became the head */
-	/* --progress */
-	char progress[160];
-	uint64_t progress_seq;
-	uint64_t progress_line_ns;
-};
-
-extern struct proc *procs; /* nsets * nspecs, set-major */
-extern int nsets;
-
-static inline struct proc *proc_of(int set, int spec)
-{
-	return &procs[set * nspecs + spec];
-}
-
-/* Creates the pool (nothing is started). probe: --list-workers, where a
- * worker that fails is not started again. */
-void pool_init(int sets, bool probe);
-/* Starts every process (once; later calls do nothing). */
-void pool_start(void);
-bool pool_started(void);
-bool proc_ready(const struct proc *p);
-/* Could this entry still take part in a race of its set later (starting,
- * or waiting to be started again)? */
-bool proc_may_join(const struct proc *p);
-/* Ready, and not too far behind to take one more request. */
-bool pool_can_send(const struct proc *p);
-/* line: a solve message; its LF is added when it lacks one. */
-void pool_send_solve(struct proc *p, uint64_t seq, const char *line, size_t len);
-void pool_send_cancel(struct proc *p, uint64_t seq);
-/* Stops every worker: quit, then SIGKILL after the grace. done() runs when
- * every process has ended and was waited for. */
-void pool_shutdown(void (*done)(void));
-/* SIGCHLD */
-void pool_reap(void);
-void pool_free(void);
-const char *proc_state_name(enum proc_state s);
-/* True when every entry either said hello or is out (for --list-workers). */
-bool pool_all_settled(void);
-
-/* --- race.c: puzzles and their races --- */
-
-enum verdict {
-	V_PENDING,
-	V_SOLVED,      /* solution set */
-	V_UNSAT,       /* a complete worker proved it (or the cache said so) */
-	V_MULTIPLE,    /* --count: at least two solutions (solution set: one of them) */
-	V_UNSOLVED,    /* every worker gave up or failed */
-	V_TIMEOUT,     /* --timeout */
-	V_INVALID,     /* the input was not a puzzle: item.error */
-	V_CLASH,       /* givens clash: text */
-	V_UNSUPPORTED, /* no worker takes its size */
-};
-
-enum uniqueness { UNIQ_UNKNOWN = 0, UNIQ_UNIQUE = 1, UNIQ_MULTIPLE = 2 };
-
 /* What one entry of the portfolio did in one race. */
 enum outcome {
 	OUT_NONE,      /* not sent (yet) */
@@ -244,6 +169,159 @@ enum outcome {
 	OUT_OUT,       /* the entry is out of the portfolio (disabled, unavailable) */
 };
 
+/* --- proc.c: one worker process (the mechanism) --- */
+
+/* A process's life (tmux's job.c is the model): every transition is in
+ * proc.c, and a closed or failed write is a state, never a dangling pipe.
+ *   NEW -> STARTING (spawned; waiting for hello) -> IDLE <-> BUSY
+ *   BUSY -> CANCELLING (a cancel waits for its acknowledgement)
+ *   any live state -> WCLOSED (its standard input failed: it can take
+ *     nothing more, so it is stopped at once) -> STOPPING
+ *   any live state -> STOPPING (SIGTERM to its process group; SIGKILL after
+ *     the grace) -> DEAD (exited and its output ended) -> NEW again
+ *     (pool.c's policy decides when) */
+enum proc_state {
+	PROC_NEW,        /* not running: never started, or finished */
+	PROC_STARTING,   /* spawned, waiting for hello */
+	PROC_IDLE,       /* no request in flight */
+	PROC_BUSY,       /* requests in flight */
+	PROC_CANCELLING, /* a cancel is waiting for its acknowledgement (grace timer) */
+	PROC_WCLOSED,    /* its standard input is gone */
+	PROC_STOPPING,   /* signalled or told to quit: waiting for it to end */
+	PROC_DEAD,       /* ended: waiting for end of output and waitpid */
+};
+
+struct request {
+	uint64_t seq;
+	bool cancel_sent;
+	uint64_t sent_ns, cancel_ns;
+};
+
+struct proc {
+	struct worker_spec *spec;
+	int copy;                 /* 0 .. spec->nprocs - 1 */
+	enum proc_state state;
+	pid_t pid;                /* also its process group */
+	bool eof, reaped;
+	int wstatus;
+	enum outcome why;        /* what its requests in flight become when it ends */
+	bool strike;              /* its end counts against its entry */
+	bool was_starting;        /* it ended before hello */
+	struct bufferevent *from; /* the worker's standard output */
+	struct bufferevent *to;   /* the worker's standard input */
+	struct event *timer;      /* hello timeout, grace, kill after SIGTERM, respawn */
+	struct event *stage_timer; /* race.c's: the head puzzle's budget */
+	bool held;                /* race.c's: its head puzzle was escalated */
+	bool filling;             /* race.c's: being filled up to its depth */
+	struct request *inflight; /* in the order sent: a ring would do, but few are */
+	int ninflight, capinflight;
+	uint64_t spawned_ns;
+	uint64_t head_ns;         /* when the current request became the head */
+	/* --progress */
+	char progress[160];
+	uint64_t progress_seq;
+	uint64_t progress_line_ns;
+};
+
+extern struct proc *procs;
+extern int nprocs;
+
+static inline struct proc *proc_of(const struct worker_spec *s, int copy)
+{
+	return &procs[s->first + copy];
+}
+
+const char *proc_state_name(enum proc_state s);
+/* Spawns it (fork/exec, no shell). A failed pipe or fork ends it at once
+ * (a strike, like a death). */
+void proc_spawn(struct proc *p);
+/* Ready for requests (it said hello, is not ending). */
+bool proc_ready(const struct proc *p);
+/* Ready, and not too far behind to take one more request. */
+bool proc_can_send(const struct proc *p);
+/* line: a solve message; its LF is added when it lacks one. */
+void proc_send_solve(struct proc *p, uint64_t seq, const char *line, size_t len);
+void proc_send_cancel(struct proc *p, uint64_t seq);
+/* Ends it: SIGTERM to its group, SIGKILL after the grace. why: for the
+ * requests it loses; strike: whether that counts against its entry. */
+void proc_stop(struct proc *p, enum outcome why, bool strike);
+/* SIGKILL to its group (after proc_stop: no grace). */
+void proc_kill(struct proc *p);
+/* At shutdown: quit, then end of input, SIGKILL after the grace. */
+void proc_quit(struct proc *p);
+/* waitpid said it ended. */
+void proc_reaped(struct proc *p, int wstatus);
+bool proc_finished(const struct proc *p);
+/* Once ended (DEAD): pool_proc_respawn(p) after ms. */
+void proc_after(struct proc *p, double ms);
+void proc_free(struct proc *p);
+
+/* --- pool.c: the processes of each entry (the policy) --- */
+
+/* Creates the pool: -j processes of each presolver entry (default: the
+ * processors), a quarter as many of the others (at least one), one of a GPU
+ * entry. Nothing is started. probe: --list-workers (one of each, started
+ * once, never again). */
+void pool_init(int jobs, bool probe);
+/* Starts an entry's processes (once; later calls do nothing). */
+void pool_start_spec(struct worker_spec *s);
+/* Starts every entry's processes. */
+void pool_start_all(void);
+bool pool_started(void);
+/* Could this entry still take part in a race later (starting, or waiting
+ * to be started again)? */
+bool pool_spec_may_join(const struct worker_spec *s);
+/* The copy of an entry that should take one more request now: the ready
+ * one with the fewest in flight (NULL: none can). */
+struct proc *pool_pick(const struct worker_spec *s, bool skip_held);
+/* From proc.c: hello came (ok), the process ended (finished), a request's
+ * answer or loss (the entry is healthy again). */
+void pool_proc_ready(struct proc *p);
+void pool_proc_finished(struct proc *p);
+void pool_proc_respawn(struct proc *p);
+void pool_spec_out(struct worker_spec *s, enum spec_status status, bool say, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* Stops every worker: quit, then SIGKILL after the grace. done() runs when
+ * every process has ended and was waited for. */
+void pool_shutdown(void (*done)(void));
+bool pool_shutting_down(void);
+bool pool_probing(void);
+/* SIGCHLD */
+void pool_reap(void);
+void pool_free(void);
+/* True when every entry either said hello or is out (for --list-workers). */
+bool pool_all_settled(void);
+
+/* --- schedule.c: the staged race's policy --- */
+
+/* The entry that gets puzzles of this box size first and alone (-1: none,
+ * every entry races at once). */
+int schedule_presolver(int box);
+/* How long the presolver has on a puzzle of this size before the rest of
+ * the portfolio joins, in ms: learned from the run's own solve times. */
+double schedule_budget_ms(int box);
+/* A presolver's solve time (its own ms=) for a puzzle of this size. */
+void schedule_record(int box, double ms);
+/* For --stats: one line about the budgets in use. */
+void schedule_describe(char *buf, size_t size);
+void schedule_init(void);
+
+/* --- race.c: puzzles and their races --- */
+
+enum verdict {
+	V_PENDING,
+	V_SOLVED,      /* solution set */
+	V_UNSAT,       /* a complete worker proved it (or the cache said so) */
+	V_MULTIPLE,    /* --count: at least two solutions (solution set: one of them) */
+	V_UNSOLVED,    /* every worker gave up or failed */
+	V_TIMEOUT,     /* --timeout */
+	V_INVALID,     /* the input was not a puzzle: item.error */
+	V_CLASH,       /* givens clash: text */
+	V_UNSUPPORTED, /* no worker takes its size */
+};
+
+enum uniqueness { UNIQ_UNKNOWN = 0, UNIQ_UNIQUE = 1, UNIQ_MULTIPLE = 2 };
+
 const char *outcome_name(enum outcome o);
 
 struct puzzle {
@@ -260,14 +338,20 @@ struct puzzle {
 	char winner_name[17];      /* cache hits: the worker that found it then */
 	double winner_ms;          /* the winner's own ms= (cache: as stored) */
 	double race_ms;            /* the racer's clock, from the race's start */
-	int set;
-	uint64_t dispatch_ns;      /* sent to its set */
-	uint64_t start_ns;         /* the race's clock: it became its set's oldest (0: not yet) */
+	enum stage { STAGE_WAITING, STAGE_FIRST, STAGE_ALL } stage;
+	int first_spec;            /* STAGE_FIRST: the entry that has it alone */
+	bool requeue;              /* STAGE_FIRST: taken back from a held process */
+	bool escalated;            /* the rest of the portfolio joined after the budget */
+	uint64_t dispatch_ns;      /* first sent to a worker */
+	uint64_t start_ns;         /* the race's clock: a worker began it (0: not yet) */
+	uint64_t all_ns;           /* STAGE_ALL since */
+	struct event *timeout_ev;  /* --timeout of a puzzle in STAGE_ALL */
 	enum uniqueness uniq;      /* V_SOLVED: what --count found (or the cache knew) */
-	int prev, next;            /* the set's racing list, slot indices, -1 ends */
+	int prev, next;            /* a list (waiting, or STAGE_ALL), slot indices, -1 ends */
 	char *solve_line;          /* "solve SEQ GRID fields seed=S\n" while racing */
 	size_t solve_len, solve_noseed_len; /* the line, and its part before " seed=" */
 	bool timeout_reason;       /* a worker gave up with "timeout" */
+	uint8_t copy[MAX_SPECS];   /* which process of each entry has it */
 	uint8_t outcome[MAX_SPECS];
 	float outcome_ms[MAX_SPECS];
 };
@@ -287,6 +371,8 @@ void race_batch_end(void);
 bool race_all_done(void);
 /* From the pool. */
 void race_worker_ready(struct proc *p);
+/* A process began a new request (its head changed). */
+void race_head_started(struct proc *p);
 void race_message(struct proc *p, uint64_t seq, struct msg *m);
 void race_progress(struct proc *p, uint64_t seq, struct msg *m);
 void race_lost(struct proc *p, uint64_t seq, enum outcome why);
@@ -390,6 +476,7 @@ long progress_interval_ms(void);
 struct race_counts {
 	long puzzles, solved, unsat, multiple, unsolved, timeouts, invalid, unsupported;
 	long cache_hits;
+	long first_only, escalated, all_at_once; /* how the races ran */
 };
 extern struct race_counts counts;
 

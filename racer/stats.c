@@ -20,7 +20,28 @@ void stats_report(double wall_ms)
 			cache_counts.hits, cache_counts.misses, cache_counts.bad, cache_counts.written);
 	else
 		fprintf(f, "%s: cache: not used\n", PROGRAM);
-	fprintf(f, "%s: %d set%s of workers\n", PROGRAM, nsets, nsets == 1 ? "" : "s");
+	char buf[600];
+	int pos = 0;
+	for (int i = 0; i < nspecs && pos < (int)sizeof buf; i++)
+		if (specs[i].started)
+			pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s%s x%d", pos ? ", " : "",
+					specs[i].label, specs[i].nprocs);
+	fprintf(f, "%s: processes started: %s\n", PROGRAM, pos ? buf : "none");
+	fprintf(f, "%s: schedule: %s; %ld puzzles answered by the presolver alone, %ld escalated, "
+		   "%ld raced by all at once\n",
+		PROGRAM, opt.schedule_all ? "all" : "staged", counts.first_only, counts.escalated,
+		counts.all_at_once);
+	if (counts.escalated) {
+		pos = 0;
+		for (int i = 0; i < nspecs && pos < (int)sizeof buf; i++)
+			if (specs[i].st.won_escalated)
+				pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s%s %ld", pos ? ", " : "",
+						specs[i].label, specs[i].st.won_escalated);
+		fprintf(f, "%s: won after escalation: %s\n", PROGRAM, pos ? buf : "none");
+	}
+	schedule_describe(buf, sizeof buf);
+	if (buf[0])
+		fprintf(f, "%s: presolver budgets: %s\n", PROGRAM, buf);
 	int w = 6;
 	for (int i = 0; i < nspecs; i++)
 		if ((int)strlen(specs[i].label) > w)

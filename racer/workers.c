@@ -8,11 +8,14 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "racer.h"
@@ -233,10 +236,67 @@ static void parse_lists(bool must_exist)
 	}
 }
 
+/* The options of the entries given with --workers are checked before the
+ * first puzzle: each such program runs once with them and no input (a
+ * worker reads its options, says hello and ends at the end of its input).
+ * One that exits with status 2 refused them, and said why on standard
+ * error: a usage error of the racer's, said once (not once per start). */
+static void check_entry_options(void)
+{
+	pid_t pid[MAX_SPECS] = {0};
+	int running = 0;
+	for (int i = 0; i < nspecs; i++) {
+		struct worker_spec *s = &specs[i];
+		if (!s->path || !s->argv[2])
+			continue; /* no options of its own */
+		pid[i] = fork();
+		if (pid[i] == 0) {
+			int null = open("/dev/null", O_RDWR);
+			if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
+				_exit(127);
+			setpgid(0, 0);
+			execv(s->path, s->argv);
+			_exit(127);
+		}
+		if (pid[i] < 0)
+			pid[i] = 0; /* unchecked: a failure shows at its start */
+		else
+			running++;
+	}
+	bool refused = false;
+	/* a worker that does not end at the end of its input is not waited
+	 * for long: its options passed the reading */
+	for (int waited_ms = 0; running && waited_ms < 2000; waited_ms++) {
+		for (int i = 0; i < nspecs; i++) {
+			int st;
+			if (pid[i] <= 0 || waitpid(pid[i], &st, WNOHANG) != pid[i])
+				continue;
+			pid[i] = 0;
+			running--;
+			if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+				fprintf(stderr, "%s: --workers: '%s': the worker refused its options\n", PROGRAM,
+					specs[i].label);
+				refused = true;
+			}
+		}
+		if (running)
+			usleep(1000);
+	}
+	for (int i = 0; i < nspecs; i++)
+		if (pid[i] > 0) {
+			kill(-pid[i], SIGKILL);
+			kill(pid[i], SIGKILL);
+			waitpid(pid[i], NULL, 0);
+		}
+	if (refused)
+		exit(2);
+}
+
 void workers_setup(void)
 {
 	if (opt.nworker_lists) {
 		parse_lists(true);
+		check_entry_options();
 		return;
 	}
 	for (int i = 0; default_worker_names[i]; i++) {

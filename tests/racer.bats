@@ -324,11 +324,11 @@ json_field() {
 	assert_equal "${#lines[@]}" 3
 }
 
-@test "-j 2: two sets of workers, answers in input order" {
+@test "-j 2: two presolver processes, answers in input order" {
 	for i in $(seq 1 20); do cat "$DATA/easy9.txt"; done >"$T/in"
 	run --separate-stderr race -j 2 --stats "$T/in"
 	assert_success
-	[[ $stderr == *"2 sets of workers"* ]]
+	[[ $stderr == *"processes started: cp x2"* ]]
 	printf '%s\n' "${lines[@]}" >"$T/out"
 	run verify "$T/in" "$T/out"
 	assert_line "60 ok, 0 none, 0 wrong"
@@ -340,7 +340,7 @@ json_field() {
 	assert_output "# unsupported: $DATA/4x4.txt: line 1: no available worker takes 4x4 grids"
 }
 
-@test "a worker entry with options; one that cannot start is left out with one warning" {
+@test "a worker entry with options; one with a bad option is a usage error" {
 	run --separate-stderr race --stats --json --workers cp:seed=2 "$DATA/easy9.txt"
 	assert_success
 	assert_equal "$(stat_of cp:seed=2 status <<<"$stderr")" ok
@@ -350,13 +350,13 @@ json_field() {
 	assert_success
 	[ -n "$(stat_of cp sent <<<"$stderr")" ]
 	[ -n "$(stat_of 'cp#2' sent <<<"$stderr")" ]
-	# sudoku-cp --frobnicate=1 is a usage error: it dies before hello, again
-	# and again, while the slowpoke takes its time
+	# sudoku-cp --frobnicate=1 is a usage error: found before the first
+	# puzzle (the worker is tried once, with no input), said once, exit 2
 	run --separate-stderr race --stats --workers cp:frobnicate=1,"$(slowpoke 0.8)" "$DATA/easy9.txt"
-	assert_success
-	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
-	assert_equal "$(grep -c 'worker cp:frobnicate=1: failed to start 4 times in a row; left out' <<<"$stderr")" 1
-	assert_equal "$(stat_of cp:frobnicate=1 nohello <<<"$stderr")" 4
+	assert_failure 2
+	assert_output ""
+	assert_equal "$(grep -c 'unrecognized option' <<<"$stderr")" 1
+	assert_equal "$(grep -c "'cp:frobnicate=1': the worker refused its options" <<<"$stderr")" 1
 }
 
 # signal_ends SIG STATUS: the racer, busy with slow workers, gets SIG and

@@ -1,0 +1,134 @@
+/* The staged race's policy (README "The schedule"): which entry gets a
+ * puzzle first and alone (the presolver of its size), and for how long
+ * before the rest of the portfolio joins (the budget). The budget is
+ * learned from the run's own presolver times per size: a high quantile of
+ * the recent ones, times a margin, kept between a floor (the noise of a
+ * busy machine: a process may wait a few time slices for a core) and a
+ * ceiling (a hard puzzle never waits long for the others). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "racer.h"
+
+/* Recent presolver times kept per size, and when the budget is computed
+ * again: every 16 puzzles at first, then every 128 (a sort of 256 floats
+ * every 16 puzzles was 4% of the racer's time on easy puzzles). */
+#define RECENT 256
+#define RECOMPUTE_EVERY 16
+#define QUANTILE 0.95
+#define MARGIN 4.0
+
+/* Per box size n (grids n^2 x n^2): the floor and ceiling of the budget,
+ * in ms. Until 16 times are known, the budget is twice the floor. */
+static const double floor_ms[GRID_MAX_BOX + 1] = {0, 0, 5, 10, 20, 50, 200, 500, 1000};
+static const double ceiling_ms[GRID_MAX_BOX + 1] = {0, 0, 100, 250, 1000, 2000, 5000, 10000, 10000};
+
+/* The presolver, per size: the first of these names in the portfolio that
+ * is usable. cp is the fastest complete worker up to 16x16
+ * (contrib/bench/bench-racer, bench-exact); sat is the CDCL worker for
+ * the large grids. */
+static const char *const preferred[GRID_MAX_BOX + 1][3] = {
+	{NULL}, {NULL}, {"cp", "dlx", NULL}, {"cp", "dlx", NULL}, {"cp", "sat", "dlx"},
+	{"cp", "sat", "dlx"}, {"sat", "cp", "dlx"}, {"sat", "cp", "dlx"}, {"sat", "cp", "dlx"},
+};
+
+struct size_times {
+	float ms[RECENT];
+	long n; /* times recorded, all told */
+	double budget_ms;
+	double quantile_ms;
+};
+static struct size_times times[GRID_MAX_BOX + 1];
+
+/* --presolver: the entry named (its label, or its name), or -1. */
+static int named_presolver = -1;
+
+void schedule_init(void)
+{
+	if (opt.presolver) {
+		for (int i = 0; i < nspecs && named_presolver < 0; i++)
+			if (strcmp(specs[i].label, opt.presolver) == 0)
+				named_presolver = i;
+		for (int i = 0; i < nspecs && named_presolver < 0; i++)
+			if (strcmp(specs[i].name, opt.presolver) == 0)
+				named_presolver = i;
+		if (named_presolver < 0) {
+			fprintf(stderr, "%s: --presolver: '%s' is not an entry of the portfolio\n", PROGRAM,
+				opt.presolver);
+			exit(2);
+		}
+	}
+	for (int box = GRID_MIN_BOX; box <= GRID_MAX_BOX; box++) {
+		times[box].budget_ms = 2 * floor_ms[box];
+		int who = schedule_presolver(box);
+		if (who >= 0)
+			specs[who].presolver = true;
+	}
+}
+
+int schedule_presolver(int box)
+{
+	if (opt.schedule_all || box < GRID_MIN_BOX || box > GRID_MAX_BOX)
+		return -1;
+	if (named_presolver >= 0) {
+		const struct worker_spec *s = &specs[named_presolver];
+		return s->status == SPEC_OK ? named_presolver : -1;
+	}
+	for (int k = 0; k < 3 && preferred[box][k]; k++)
+		for (int i = 0; i < nspecs; i++) {
+			const struct worker_spec *s = &specs[i];
+			if (s->status == SPEC_OK && strcmp(s->name, preferred[box][k]) == 0 &&
+			    (!s->hello_seen || (box >= s->min_box && box <= s->max_box && (!opt.count || s->complete))))
+				return i;
+		}
+	return -1;
+}
+
+double schedule_budget_ms(int box)
+{
+	return box >= GRID_MIN_BOX && box <= GRID_MAX_BOX ? times[box].budget_ms : 1000;
+}
+
+static int cmp_float(const void *a, const void *b)
+{
+	float x = *(const float *)a, y = *(const float *)b;
+	return x < y ? -1 : x > y;
+}
+
+void schedule_record(int box, double ms)
+{
+	if (box < GRID_MIN_BOX || box > GRID_MAX_BOX)
+		return;
+	struct size_times *t = &times[box];
+	t->ms[t->n % RECENT] = (float)ms;
+	t->n++;
+	if (t->n < 16 || t->n % (t->n < RECENT ? RECOMPUTE_EVERY : RECENT / 2))
+		return;
+	int n = t->n < RECENT ? (int)t->n : RECENT;
+	float sorted[RECENT];
+	memcpy(sorted, t->ms, (size_t)n * sizeof *sorted);
+	qsort(sorted, (size_t)n, sizeof *sorted, cmp_float);
+	t->quantile_ms = sorted[(int)(QUANTILE * (n - 1))];
+	double b = MARGIN * t->quantile_ms;
+	if (b < floor_ms[box])
+		b = floor_ms[box];
+	if (b > ceiling_ms[box])
+		b = ceiling_ms[box];
+	t->budget_ms = b;
+}
+
+void schedule_describe(char *buf, size_t size)
+{
+	size_t pos = 0;
+	buf[0] = '\0';
+	for (int box = GRID_MIN_BOX; box <= GRID_MAX_BOX && pos < size; box++) {
+		const struct size_times *t = &times[box];
+		if (!t->n)
+			continue;
+		pos += (size_t)snprintf(buf + pos, size - pos, "%s%dx%d %.1f ms (q95 %.2f ms of %ld)",
+					pos ? ", " : "", box * box, box * box, t->budget_ms, t->quantile_ms, t->n);
+	}
+}

@@ -1,0 +1,156 @@
+#!/usr/bin/env bats
+# sudoku-race: the staged race over one shared pool (the presolver first,
+# the rest after its budget), and the life of a worker process (fakes that
+# close their input, die in their hello, say hello late, flood). Every test
+# checks that nothing it started is left running.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	leak_setup
+	T=$BATS_TEST_TMPDIR
+	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
+}
+
+slowpoke() {
+	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"
+}
+
+race() {
+	sudoku-race --no-cache "$@"
+}
+
+# A line of --stats' summary (read on stdin): "schedule: ...".
+summary() {
+	grep "^sudoku-race: $1" || true
+}
+
+@test "staged: easy puzzles are answered by the presolver alone; nobody else starts" {
+	for i in $(seq 1 30); do cat "$DATA/easy9.txt"; done >"$T/in"
+	run --separate-stderr race --stats --workers cp,dlx,acs "$T/in"
+	assert_success
+	printf '%s\n' "${lines[@]}" >"$T/out"
+	run verify "$T/in" "$T/out"
+	assert_line "90 ok, 0 none, 0 wrong"
+	[[ $(summary schedule <<<"$stderr") == *"90 puzzles answered by the presolver alone, 0 escalated"* ]]
+	# started lazily: only the presolver's processes
+	[[ $(summary "processes started" <<<"$stderr") =~ started:\ cp\ x[0-9]+$ ]]
+	[[ $(summary "presolver budgets" <<<"$stderr") == *"81x81"* ]] || [[ $(summary "presolver budgets" <<<"$stderr") == *"9x9"* ]]
+}
+
+@test "staged: a presolver that never answers escalates; the rest of the portfolio wins" {
+	run --separate-stderr race --stats --grace 0.1 --presolver fake-hanger \
+		--workers fake-hanger,"$(slowpoke 0.05)" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	[[ $(summary schedule <<<"$stderr") == *"0 puzzles answered by the presolver alone, 3 escalated"* ]]
+	[[ $(summary "won after escalation" <<<"$stderr") == *"fake-slowpoke"*" 3" ]]
+}
+
+@test "staged: puzzles queued behind an escalated one are taken back and solved elsewhere" {
+	# one hanger process holds every puzzle first; each escalates in turn
+	for i in 1 2 3 4; do cat "$DATA/easy9.txt"; done >"$T/in"
+	run --separate-stderr race --stats -j 1 --grace 0.1 --presolver fake-hanger \
+		--workers fake-hanger,"$(slowpoke 0.02)" "$T/in"
+	assert_success
+	printf '%s\n' "${lines[@]}" >"$T/out"
+	run verify "$T/in" "$T/out"
+	assert_line "12 ok, 0 none, 0 wrong"
+}
+
+@test "--schedule=all: every worker gets every puzzle at once" {
+	run --separate-stderr race --stats --schedule=all --workers "$(slowpoke 0.2)","$(slowpoke 0.4)" \
+		"$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	[[ $(summary schedule <<<"$stderr") == *"schedule: all;"*"3 raced by all at once"* ]]
+	# both were sent all three
+	[ "$(awk '$1 ~ /^fake-slowpoke/ { n += $2 } END { print n }' <<<"$stderr")" -eq 6 ]
+}
+
+@test "--json says each puzzle's stage" {
+	run --separate-stderr race --json --workers cp,dlx "$DATA/easy9.txt"
+	assert_success
+	[ "$(grep -c '"stage":"presolver"' <<<"$output")" -eq 3 ]
+}
+
+@test "--progress shows the stage" {
+	run --separate-stderr race --progress --presolver fake-hanger --grace 0.1 \
+		--workers fake-hanger,fake-flooder:mode=progress,"$(slowpoke 0.3)" "$DATA/easy9.txt"
+	assert_success
+	[[ $stderr == *"fake-flooder:mode=progress: nodes=1 cost=7 (escalated, "* ]]
+}
+
+@test "a bad option of a worker entry: said once, exit 2, before any puzzle" {
+	run --separate-stderr race --workers cp:frob=1,dlx "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output ""
+	[ "$(grep -c "frob" <<<"$stderr")" -eq 2 ] # the worker's line, and the racer's
+	[[ $stderr == *"'cp:frob=1': the worker refused its options"* ]]
+}
+
+@test "--presolver must name an entry; --schedule takes staged or all" {
+	run race --presolver nosuch --workers cp "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output --partial "--presolver: 'nosuch' is not an entry"
+	run race --schedule=sometimes "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output --partial "neither staged nor all"
+}
+
+@test "a worker that closes its input after hello: the racer goes on, the others answer" {
+	run --separate-stderr race --stats --schedule=all --workers fake-closer,"$(slowpoke 0.1)" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	[ "$(awk '$1 == "fake-closer" { print $11 }' <<<"$stderr")" -ge 1 ] # died
+}
+
+@test "a worker that closes its input, as the presolver: escalation, no crash" {
+	run --separate-stderr race --stats --presolver fake-closer --workers fake-closer,"$(slowpoke 0.05)" \
+		"$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+}
+
+@test "a worker that dies in its hello is tried four times, then left out with one warning" {
+	# its restarts wait 25, 100, 400 ms: the slowpoke takes longer than that
+	run --separate-stderr race --workers fake-dier,"$(slowpoke 0.3)" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	[ "$(grep -c "fake-dier.*left out" <<<"$stderr")" -eq 1 ]
+	[[ $stderr == *"failed to start 4 times"* ]]
+}
+
+@test "a slow hello: the presolver is waited for, then takes the puzzles" {
+	# an entry is named by its label or program name: this one is fake-slowpoke
+	run --separate-stderr race --stats --presolver fake-slowpoke \
+		--workers "fake-slowpoke:answers=$T/answers:delay=0.01:hello-delay=0.5" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	[[ $(summary schedule <<<"$stderr") == *"3 puzzles answered by the presolver alone"* ]]
+}
+
+@test "a flooder as presolver: its lines are read, the answers are right" {
+	run --separate-stderr race --presolver fake-flooder --grace 0.1 \
+		--workers fake-flooder:mode=progress,cp "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+}
+
+@test "workers run in process groups of their own, and none outlives the racer" {
+	sudoku-race --no-cache --presolver fake-hanger --workers fake-hanger,fake-closer "$DATA/easy9.txt" \
+		>"$T/out" 2>&1 &
+	local racer=$!
+	local pgid="" pid i
+	for i in $(seq 1 100); do
+		pid=$(leftovers | awk '$2 == "fake-hanger" { print $1; exit }')
+		[ -n "$pid" ] && break
+		sleep 0.05
+	done
+	[ -n "$pid" ]
+	pgid=$(ps -o pgid= -p "$pid" | tr -d ' ')
+	[ "$pgid" = "$pid" ]
+	kill -TERM "$racer"
+	wait "$racer" || true
+}
