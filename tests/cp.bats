@@ -28,22 +28,24 @@ solve_requests() {
 	assert_success
 }
 
-@test "the 9x9 path searches the same tree as the paper's BS on the general path" {
-	# same deductions and the same MRV order: the same node count, puzzle
-	# by puzzle (the general path without restarts is the plain search)
+# nodes FILE: the sum of the node counts of the protocol answers in FILE
+nodes() {
+	grep -Eo 'nodes=[0-9]+' "$1" | awk -F= '{ s += $2 } END { print s + 0 }'
+}
+
+@test "the 9x9 path searches fewer nodes than the paper's BS on the general path" {
+	# locked candidates and its branching order: on hard puzzles a fraction
+	# of the plain search's nodes, for the same answers
 	solve_requests "$DATA/cp9-unique.txt" u >"$BATS_TEST_TMPDIR/requests"
-	solve_requests "$DATA/cp9-count.txt" c count=1000 >>"$BATS_TEST_TMPDIR/requests"
-	sudoku-cp --protocol <"$BATS_TEST_TMPDIR/requests" |
-		grep -Eo '^[a-z]+ [uc][0-9]+ .*nodes=[0-9]+' | sed -E 's/ [^ ]+ nodes=/ nodes=/' >"$BATS_TEST_TMPDIR/fast"
-	sudoku-cp --no-fast --restart-nodes=0 --protocol <"$BATS_TEST_TMPDIR/requests" |
-		grep -Eo '^[a-z]+ [uc][0-9]+ .*nodes=[0-9]+' | sed -E 's/ [^ ]+ nodes=/ nodes=/' >"$BATS_TEST_TMPDIR/general"
-	run wc -l <"$BATS_TEST_TMPDIR/fast"
-	assert_output 85
-	run diff "$BATS_TEST_TMPDIR/fast" "$BATS_TEST_TMPDIR/general"
-	assert_success
-	# and the search did branch: not every puzzle falls to propagation
-	run grep -c 'nodes=0$' "$BATS_TEST_TMPDIR/fast"
-	[ "$output" -lt 40 ]
+	sudoku-cp --protocol <"$BATS_TEST_TMPDIR/requests" >"$BATS_TEST_TMPDIR/fast"
+	sudoku-cp --no-fast --restart-nodes=0 --protocol <"$BATS_TEST_TMPDIR/requests" >"$BATS_TEST_TMPDIR/general"
+	run grep -c '^solution u' "$BATS_TEST_TMPDIR/fast"
+	assert_output 60
+	fast=$(nodes "$BATS_TEST_TMPDIR/fast") general=$(nodes "$BATS_TEST_TMPDIR/general")
+	echo "nodes: 9x9 path $fast, general path $general"
+	[ "$fast" -gt 0 ]
+	[ $((fast * 3)) -lt $((general * 2)) ]
+	diff <(cut -d' ' -f1-3 "$BATS_TEST_TMPDIR/fast") <(cut -d' ' -f1-3 "$BATS_TEST_TMPDIR/general")
 }
 
 @test "--count is exact on both paths: 0, 2, and hundreds of solutions" {
