@@ -15,7 +15,8 @@
  *     candidates (a box whose places for the digit lie in one row or column
  *     takes it from the rest of that line; a line whose places lie in one
  *     box takes it from the rest of that box), on "triads" (three cells of
- *     a row inside one box) and on each band's columns, to a fixpoint; then
+ *     a row inside one box) and on each band's columns, one pass (a second
+ *     found little and cost a tenth of the time on hard sets); then
  *     rule 2, from "at least one / at least two" counts per unit: a unit
  *     that counts one cell for a digit not yet placed there fixes the digit
  *     in that cell, one that counts none is a contradiction. A digit's
@@ -305,9 +306,7 @@ ALWAYS_INLINE int propagate(struct board *b, const bands seen_before[9])
 			do {
 				int d = __builtin_ctz(changed);
 				changed &= changed - 1;
-				bands w = b->cand[d], out;
-				while (any(out = w & locked_out(w)))
-					w &= ~out;
+				bands w = b->cand[d] & ~locked_out(b->cand[d]);
 				b->cand[d] = w;
 				seen[d] = w;
 				bands singles;
