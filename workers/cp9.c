@@ -255,30 +255,47 @@ ALWAYS_INLINE bands locked_out(bands w)
 	return kill | col_kill | col_kill << 9 | col_kill << 18;
 }
 
-/* The union of the peers of a set of cells. */
-ALWAYS_INLINE bands peers_of(bands cells)
+/* The number of cells in a set. */
+ALWAYS_INLINE int count_cells(bands v)
 {
-	bands peers = {0};
-	for (uint64_t x = half(cells, 0); x; x &= x - 1)
-		peers |= peer_bits[__builtin_ctzll(x)];
-	for (uint64_t x = half(cells, 1); x; x &= x - 1)
-		peers |= peer_bits[64 + __builtin_ctzll(x)];
-	return peers;
+	return __builtin_popcountll(half(v, 0)) + __builtin_popcountll(half(v, 1));
+}
+
+/* The cells of the rows, columns and boxes that hold a set of cells, and
+ * whether no two of the cells share one (as many rows, columns and boxes
+ * as cells), bit-parallel: looking up each cell's peers was a sixth of the
+ * time on hard sets. */
+ALWAYS_INLINE bands units_of(bands cells, bool *apart)
+{
+	const bands triad_flags = box_flags_of(TRIAD_FLAGS);
+	bands t = (cells | cells >> 1 | cells >> 2) & triad_flags;
+	bands row = (t | t >> 3 | t >> 6) & row_flags;
+	bands box = (t | t >> 9 | t >> 18) & box_flags;
+	bands col = (cells | cells >> 9 | cells >> 18) & col_flags;
+	col |= __builtin_shufflevector(col, col, 1, 2, 0, 3) |
+	       __builtin_shufflevector(col, col, 2, 0, 1, 3);
+	int n = count_cells(cells);
+	*apart = count_cells(row) == n && count_cells(box) == n &&
+		 __builtin_popcount(col[0]) == n;
+	bands triads = (box << 3) - box;
+	return ((row << 9) - row) | triads | triads << 9 | triads << 18 | col | col << 9 |
+	       col << 18;
 }
 
 /* Fixes digit d in all of `cells` (open cells that allow it) at once: the
- * cells' other values go, and rule 1 takes d from their peers. Returns -1
+ * cells' other values go, and rule 1 takes d from their units. Returns -1
  * when two of them share a unit, which fixing them one by one would also
  * have found (the second would lose its last place in some unit). */
 ALWAYS_INLINE int place_set(struct board *b, int d, bands cells)
 {
-	bands peers = peers_of(cells);
-	if (any(cells & peers))
+	bool apart;
+	bands units = units_of(cells, &apart);
+	if (!apart)
 		return -1;
 #pragma GCC unroll 9
 	for (int e = 0; e < 9; e++)
 		b->cand[e] &= ~cells;
-	b->cand[d] = (b->cand[d] & ~peers) | cells;
+	b->cand[d] = (b->cand[d] & ~units) | cells;
 	b->open &= ~cells;
 	return 0;
 }
@@ -355,12 +372,6 @@ ALWAYS_INLINE int propagate(struct board *b, const bands seen_before[9])
 			b->cand[d] &= ~peers[d];
 		b->open &= ~single;
 	}
-}
-
-/* The number of cells in a set. */
-ALWAYS_INLINE int count_cells(bands v)
-{
-	return __builtin_popcountll(half(v, 0)) + __builtin_popcountll(half(v, 1));
 }
 
 /* Where to branch: a cell with two values left, the one with the most
