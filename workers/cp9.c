@@ -468,12 +468,14 @@ ALWAYS_INLINE bool enter(struct search *se, struct frame *f, int depth)
 	return false;
 }
 
-/* Built twice on x86-64 with glibc: for x86-64-v3 (AVX2, BMI2, POPCNT:
- * the popcounts of choose_slot are one instruction there) and for the
- * baseline, the loader picking one for the machine. */
+/* Built three times on x86-64 with glibc, the loader picking one for the
+ * machine: for x86-64-v4 (AVX-512: three-input logic in one instruction),
+ * x86-64-v3 (AVX2, BMI2, POPCNT: a popcount is one instruction) and the
+ * baseline. */
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
-#define MACHINE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#define MACHINE_CLONES \
+	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #endif
 #endif
 #ifndef MACHINE_CLONES
