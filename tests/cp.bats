@@ -48,6 +48,23 @@ nodes() {
 	diff <(cut -d' ' -f1-3 "$BATS_TEST_TMPDIR/fast") <(cut -d' ' -f1-3 "$BATS_TEST_TMPDIR/general")
 }
 
+@test "the 9x9 path solves magictour and serg puzzles and counts them as the general path does" {
+	# serg_benchmark's puzzles have hundreds of solutions each: the first
+	# found depends on the branching order, the count does not
+	run sudoku-cp "$DATA/cp9-sets.txt"
+	assert_success
+	echo "$output" >"$BATS_TEST_TMPDIR/fast"
+	run verify "$DATA/cp9-sets.txt" "$BATS_TEST_TMPDIR/fast"
+	assert_line "20 ok, 0 none, 0 wrong"
+	run sudoku-cp --count=100000 "$DATA/cp9-sets.txt"
+	echo "$output" >"$BATS_TEST_TMPDIR/fast-count"
+	run grep -c '^# multiple solutions: [0-9]' "$BATS_TEST_TMPDIR/fast-count"
+	assert_output 10
+	sudoku-cp --no-fast --count=100000 "$DATA/cp9-sets.txt" >"$BATS_TEST_TMPDIR/general-count" || true
+	run diff "$BATS_TEST_TMPDIR/fast-count" "$BATS_TEST_TMPDIR/general-count"
+	assert_success
+}
+
 @test "--count is exact on both paths: 0, 2, and hundreds of solutions" {
 	run sudoku-cp --count=1000 "$DATA/cp9-count.txt"
 	assert_failure 1
@@ -123,4 +140,33 @@ nodes() {
 	run sudoku-cp --no-fast --restart-nodes=0 "$DATA/easy9.txt"
 	assert_success
 	diff <(echo "$output") "$DATA/easy9.solutions"
+}
+
+@test "bench-cp9 times sudoku-cp against qqwing on each set, with answers checked" {
+	command -v qqwing >/dev/null || skip "qqwing is not installed"
+	bench="$top_srcdir/contrib/bench/bench-cp9"
+	run "$bench" --help
+	assert_success
+	assert_output --partial "--baseline-limit N"
+	run awk 'length > 80' <<<"$output"
+	assert_output ""
+	# four small sets under the names of the real ones
+	sets="$BATS_TEST_TMPDIR/sets"
+	mkdir "$sets"
+	grep -v '^#' "$DATA/cp9-unique.txt" | head -n 5 >"$sets/puzzles2_17_clue"
+	grep -v '^#' "$DATA/cp9-unique.txt" | tail -n 5 >"$sets/puzzles5_forum_hardest_1905_11+"
+	grep -v '^#' "$DATA/cp9-sets.txt" | head -n 5 >"$sets/puzzles3_magictour_top1465"
+	grep -v '^#' "$DATA/cp9-sets.txt" | tail -n 5 >"$sets/puzzles7_serg_benchmark"
+	run "$bench" -d "$sets" -B "$top_builddir" -n 1 -b 3 -q
+	assert_success
+	assert_line --index 0 --regexp '^set +puzzles +cp_us +qqwing_n +qqwing_us +ratio +target'
+	assert_line --index 1 --regexp '^17_clue +5 +[0-9.]+ +3 +[0-9.]+ +[0-9.]+x +36x'
+	assert_line --index 2 --regexp '^forum_hardest_1905_11\+ +5 .* 130x'
+	assert_line --index 3 --regexp '^magictour_top1465 +5 .* 75x'
+	assert_line --index 4 --regexp '^serg_benchmark +5 .* 130x'
+	# a missing set is named
+	rm "$sets/puzzles7_serg_benchmark"
+	run "$bench" -d "$sets" -B "$top_builddir" -n 1 -q -s serg_benchmark
+	assert_failure 2
+	assert_output --partial "no set serg_benchmark in $sets"
 }
