@@ -471,8 +471,9 @@ ALWAYS_INLINE bool enter(struct search *se, struct frame *f, int depth)
 /* Built three times on x86-64 with glibc, the loader picking one for the
  * machine: for x86-64-v4 (AVX-512: three-input logic in one instruction),
  * x86-64-v3 (AVX2, BMI2, POPCNT: a popcount is one instruction) and the
- * baseline. */
-#if defined(__x86_64__) && defined(__GLIBC__) && defined(__has_attribute)
+ * baseline. -DMACHINE_CLONES= builds one, for the compiler's target. */
+#if !defined(MACHINE_CLONES) && defined(__x86_64__) && defined(__GLIBC__) && \
+	defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define MACHINE_CLONES \
 	__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
