@@ -430,8 +430,14 @@ int grid_format(const struct grid *g, const struct notation *nt, char *buf, size
 	} else {
 		if ((size_t)g->cells + 1 > bufsz)
 			return -1;
-		for (int i = 0; i < g->cells; i++)
-			buf[pos++] = g->cell[i] ? value_char(g->cell[i], nt) : nt->blank;
+		if (g->side <= 9 && nt->style == NOTATION_CHARS) {
+			/* digits only, the common case: no per-cell call */
+			for (int i = 0; i < g->cells; i++)
+				buf[pos++] = g->cell[i] ? (char)('0' + g->cell[i]) : nt->blank;
+		} else {
+			for (int i = 0; i < g->cells; i++)
+				buf[pos++] = g->cell[i] ? value_char(g->cell[i], nt) : nt->blank;
+		}
 	}
 	buf[pos] = '\0';
 	return (int)pos;
