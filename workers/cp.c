@@ -4,7 +4,8 @@
  * after the initial propagation, take the open cell with the smallest value
  * set, try its values in increasing order, propagate after each choice, and
  * backtrack on a contradiction. Complete: it proves "no solution" and counts
- * solutions. 9x9 puzzles take cp9.c, the same method on bitboards. */
+ * solutions. 9x9 puzzles take cp9.c: bitboards, locked candidates besides
+ * the two rules, and its own branching order. */
 #include "config.h"
 
 #include <stdio.h>
@@ -20,7 +21,7 @@ static int restart_nodes = 2000;
 
 static const struct worker_option cp_options[] = {
 	{"fast", OPT_FLAG, &fast_paths, 0, 0, NULL,
-	 "use the 9x9 bitboard path (--no-fast: the general code for every size)"},
+	 "9x9: bitboards, locked candidates (--no-fast: the general path, BS)"},
 	{"restart-nodes", OPT_INT, &restart_nodes, 0, 1e9, NULL,
 	 "general path: restart after N nodes, doubling each time (0: never, the paper's BS)"},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
