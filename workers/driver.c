@@ -48,6 +48,7 @@ static struct {
 	uint64_t seed;
 	long progress_ms;
 	int batch;
+	bool timing;
 } opt = {.count_limit = 1, .progress_ms = 250};
 
 static const char *program;
@@ -164,6 +165,64 @@ void worker_progress(struct worker_ctx *ctx, const char *fmt, ...)
 	}
 }
 
+void worker_notice(struct worker_ctx *ctx, const char *fmt, ...)
+{
+	if (opt.protocol)
+		return;
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&out_lock);
+	fprintf(stderr, "%s: %s: %s\n", program, ctx->where, text);
+	pthread_mutex_unlock(&out_lock);
+}
+
+/* --- stages' busy times (--timing) --- */
+
+#define MAX_STAGES 16
+
+static struct {
+	const char *name;
+	double ms;
+	bool algorithm; /* the algorithm's, inside "solve" */
+} stages[MAX_STAGES];
+static int nstages;
+static pthread_mutex_t stage_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool worker_timing_wanted(void)
+{
+	return opt.timing;
+}
+
+static void stage_add(const char *stage, double ms, bool algorithm)
+{
+	pthread_mutex_lock(&stage_lock);
+	int i = 0;
+	while (i < nstages && strcmp(stages[i].name, stage) != 0)
+		i++;
+	if (i == nstages && i < MAX_STAGES) {
+		stages[i].name = stage;
+		stages[i].ms = 0;
+		stages[i].algorithm = algorithm;
+		nstages++;
+	}
+	if (i < nstages)
+		stages[i].ms += ms;
+	pthread_mutex_unlock(&stage_lock);
+}
+
+void worker_stage_time(const char *stage, double ms)
+{
+	stage_add(stage, ms, true);
+}
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(now_ns() - t0) / 1e6;
+}
+
 /* --- options --- */
 
 enum {
@@ -171,6 +230,7 @@ enum {
 	OPT_PRETTY,
 	OPT_PROGRESS_MS,
 	OPT_BATCH,
+	OPT_TIMING,
 	OPT_ALGO_BASE = 1000, /* algorithm option i is OPT_ALGO_BASE + 2i (+1: --no-) */
 };
 
@@ -290,7 +350,10 @@ static void print_help(void)
 	       "                         (see PROTOCOL.md) instead of filtering\n",
 	       opt.progress_ms);
 	if (ALGO.solve_batch)
-		printf("      --batch=N          solve up to N puzzles at once (default %d)\n", ALGO.batch_max);
+		printf("      --batch=N          solve up to N puzzles at once (default %d)\n"
+		       "      --timing           report each launch, and at the end each stage's\n"
+		       "                         share of the wall time, on standard error\n",
+		       ALGO.batch_max);
 	printf("  -h, --help             show this help and exit\n"
 	       "  -V, --version          show the version and exit\n");
 	if (ALGO.options && ALGO.options[0].name) {
@@ -381,6 +444,7 @@ static int parse_options(int argc, char **argv)
 		{"pretty", no_argument, NULL, OPT_PRETTY},
 		{"protocol", no_argument, NULL, OPT_PROTOCOL},
 		{"batch", required_argument, NULL, OPT_BATCH},
+		{"timing", no_argument, NULL, OPT_TIMING},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 	};
@@ -446,6 +510,11 @@ static int parse_options(int argc, char **argv)
 			break;
 		case OPT_BATCH:
 			opt.batch = (int)parse_number("batch", optarg, 1, 1 << 20);
+			break;
+		case OPT_TIMING:
+			if (!ALGO.solve_batch)
+				usage_error("--timing is for workers that solve batches");
+			opt.timing = true;
 			break;
 		case 'h':
 			print_help();
@@ -868,6 +937,7 @@ static int protocol_main(void)
 struct pending {
 	struct stream_item item;
 	bool solve;     /* still to be solved */
+	bool puzzle;    /* pipeline: a puzzle whose size is checked before it is solved */
 	char text[GRID_ERR_MAX + 96]; /* the answer when it is a '#' line */
 	bool failed;    /* counts towards exit status 1 */
 	enum solve_status st;
@@ -879,59 +949,103 @@ static int npending, nsolve;
 static int exit_status;
 static const char *input_name; /* NULL for standard input */
 
-static void print_pending(struct pending *p)
+/* Text built up in memory: a batch's answers, formatted by several threads
+ * at once and written in order. */
+struct out_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static char *out_room(struct out_buf *o, size_t more)
+{
+	if (o->len + more + 1 > o->cap) {
+		size_t cap = o->cap ? o->cap : 4096;
+		while (cap < o->len + more + 1)
+			cap *= 2;
+		char *p = realloc(o->p, cap);
+		if (!p) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+		o->p = p;
+		o->cap = cap;
+	}
+	return o->p + o->len;
+}
+
+static void out_printf(struct out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(struct out_buf *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	char *at = out_room(o, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(at, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	o->len += (size_t)n;
+}
+
+/* A pending puzzle's answer line (or boxed grid), appended to o. */
+static void format_pending(struct pending *p, struct out_buf *o)
 {
 	if (!p->solve) {
-		puts(p->text);
+		out_printf(o, "%s\n", p->text);
 		return;
 	}
 	const struct grid *g = &p->item.grid;
-	char where[64];
-	snprintf(where, sizeof where, "line %ld", p->item.line);
 	switch (p->st) {
 	case SOLVE_SOLVED: {
 		char why[GRID_ERR_MAX];
 		if (!grid_verify(g, &p->res.solution, why, sizeof why)) {
-			printf("# error: %s gave a wrong answer (%s)\n", ALGO.name, why);
+			out_printf(o, "# error: %s gave a wrong answer (%s)\n", ALGO.name, why);
 			p->failed = true;
 		} else if (opt.count_limit > 1 && p->res.count > 1) {
 			if (p->res.count >= opt.count_limit)
-				printf("# multiple solutions: at least %ld\n", p->res.count);
+				out_printf(o, "# multiple solutions: at least %ld\n", p->res.count);
 			else
-				printf("# multiple solutions: %ld\n", p->res.count);
+				out_printf(o, "# multiple solutions: %ld\n", p->res.count);
 			p->failed = true;
 		} else {
 			size_t sz = opt.pretty ? grid_format_pretty_max(g->side) : grid_format_max(g->side);
-			char *buf = malloc(sz);
-			if (!buf)
-				exit(2);
-			if (opt.pretty)
-				grid_format_pretty(&p->res.solution, &p->item.notation, buf, sz);
-			else
-				grid_format(&p->res.solution, &p->item.notation, buf, sz);
-			fputs(buf, stdout);
+			char *at = out_room(o, sz + 1);
+			int n = opt.pretty ? grid_format_pretty(&p->res.solution, &p->item.notation, at, sz)
+					   : grid_format(&p->res.solution, &p->item.notation, at, sz);
+			if (n < 0)
+				n = 0;
+			o->len += (size_t)n;
 			if (!opt.pretty)
-				putchar('\n');
-			free(buf);
+				o->p[o->len++] = '\n';
 		}
 		break;
 	}
 	case SOLVE_UNSAT:
-		puts("# unsat");
+		out_printf(o, "# unsat\n");
 		p->failed = true;
 		break;
 	case SOLVE_GAVEUP:
-		printf("# gave up: %s\n", p->res.reason[0] ? p->res.reason : "no solution found");
+		out_printf(o, "# gave up: %s\n", p->res.reason[0] ? p->res.reason : "no solution found");
 		p->failed = true;
 		break;
 	case SOLVE_STOPPED:
 		if (ALGO.kind == WORKER_COMPLETE)
-			printf("# timeout after %g s\n", opt.time_limit);
+			out_printf(o, "# timeout after %g s\n", opt.time_limit);
 		else
-			printf("# gave up after %g s\n", opt.time_limit);
+			out_printf(o, "# gave up after %g s\n", opt.time_limit);
 		p->failed = true;
 		break;
 	}
+}
+
+static void print_pending(struct pending *p)
+{
+	struct out_buf o = {NULL, 0, 0};
+	format_pending(p, &o);
+	fwrite(o.p, 1, o.len, stdout);
+	free(o.p);
 }
 
 /* Solves what is pending, then prints every pending answer in order. */
@@ -1015,6 +1129,15 @@ static void flush_pending(void)
 	npending = nsolve = 0;
 }
 
+static void describe_unsupported(char *buf, size_t bufsz, const char *prefix,
+				 const struct stream_item *item)
+{
+	snprintf(buf, bufsz, "# unsupported: %sline %ld: %s takes box sizes %d to %d, not %dx%d", prefix,
+		 item->line, ALGO.name, ALGO.min_box,
+		 device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box, item->grid.side,
+		 item->grid.side);
+}
+
 static void take_item(enum stream_event ev, struct stream_item *item)
 {
 	struct pending *p = &pending[npending++];
@@ -1028,11 +1151,7 @@ static void take_item(enum stream_event ev, struct stream_item *item)
 	if (ev == STREAM_INVALID) {
 		snprintf(p->text, sizeof p->text, "# invalid: %s%s", prefix, item->error);
 	} else if (!size_supported(item->grid.box)) {
-		snprintf(p->text, sizeof p->text,
-			 "# unsupported: %sline %ld: %s takes box sizes %d to %d, not %dx%d", prefix,
-			 item->line, ALGO.name, ALGO.min_box,
-			 device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box, item->grid.side,
-			 item->grid.side);
+		describe_unsupported(p->text, sizeof p->text, prefix, item);
 	} else if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
 		snprintf(p->text, sizeof p->text, "# unsat: %sline %ld: %s", prefix, item->line, err);
 	} else {
@@ -1103,6 +1222,584 @@ static int filter_input(int fd)
 	return rc;
 }
 
+/* --- filter mode for batch algorithms: a pipeline --- */
+
+/* Batches of input lines pass through stages in input order, each stage in
+ * threads of its own, so that the algorithm (the GPU) never waits for one
+ * CPU thread: reading (this thread copies lines into a batch), parsing (the
+ * batch's lines cut into parts, parsed at once by several threads),
+ * solving (two threads, a batch each: one's expansion on the CPU overlaps
+ * the other's launches), formatting (the parts again) and writing. The
+ * algorithm's init (CUDA's start) runs in a thread beside the first reads.
+ * Answers come out as the one-batch-at-a-time path writes them. */
+
+#define PIPE_BATCHES 5     /* read, parse, two solving, format */
+#define PIPE_SOLVERS 2
+#define PIPE_MAX_PARTS 16
+#define PART_MIN_LINES 512 /* a part of fewer lines is not worth a thread */
+
+struct line_ref {
+	size_t off; /* into the batch's text */
+	long len;   /* -1: a line over PUZZLE_LINE_MAX, skipped */
+	long lineno;
+};
+
+/* A slice of a batch's lines: parsed by one thread, formatted by one. */
+struct part {
+	int first, nlines;
+	struct pending *rec; /* its puzzles and '#' lines, in order */
+	int nrec, cap;
+	struct puzzle_stream *ps; /* the stream after its lines */
+	struct out_buf out;
+	bool failed;
+	double ms; /* the thread's busy time */
+};
+
+enum batch_state { BATCH_FREE, BATCH_READ, BATCH_PARSED, BATCH_SOLVING, BATCH_SOLVED };
+
+struct batch {
+	enum batch_state state;
+	const char *input_name;
+	bool input_end; /* its input's last lines: an unfinished grid ends with them */
+	char *text;
+	size_t text_len, text_cap;
+	struct line_ref *lines;
+	int nlines, lines_cap;
+	struct part part[PIPE_MAX_PARTS];
+	int nparts;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct batch ring[PIPE_BATCHES];
+	long nread; /* batches handed on by the reader */
+	bool reading_done;
+	long next_solve;
+	struct puzzle_stream carried; /* the stream between batches */
+	int max_parts;
+	long puzzles;
+	pthread_t init_thread;
+	int init_rc;
+	char init_msg[256];
+	double init_ms;
+} pl = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+static void *pl_alloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	return p;
+}
+
+/* --- the algorithm's start, in its own thread --- */
+
+static void *pl_init_main(void *arg)
+{
+	(void)arg;
+	uint64_t t0 = now_ns();
+	pl.init_rc = ALGO.init(&device, pl.init_msg, sizeof pl.init_msg);
+	pl.init_ms = ms_since(t0);
+	return NULL;
+}
+
+static pthread_once_t pl_init_once = PTHREAD_ONCE_INIT;
+
+/* Waits for the init thread, then what main() does after init: a usage
+ * error or no device ends the program before any answer is written. */
+static void pl_init_joined(void)
+{
+	if (ALGO.init) {
+		pthread_join(pl.init_thread, NULL);
+		stage_add("start", pl.init_ms, false);
+		if (pl.init_rc < 0)
+			usage_error("%s", pl.init_msg);
+	}
+	if (strcmp(device.device, "none") == 0) {
+		fprintf(stderr, "%s: no usable device%s%s\n", program, device.detail[0] ? ": " : "",
+			device.detail);
+		exit(2);
+	}
+}
+
+/* --- handing batches on --- */
+
+/* Waits until batch seq is in state st; NULL when the input has no batch
+ * seq. */
+static struct batch *pl_wait(long seq, enum batch_state st)
+{
+	struct batch *b = &pl.ring[seq % PIPE_BATCHES];
+	pthread_mutex_lock(&pl.lock);
+	while (!(seq < pl.nread && b->state == st)) {
+		if (pl.reading_done && seq >= pl.nread) {
+			b = NULL;
+			break;
+		}
+		pthread_cond_wait(&pl.wake, &pl.lock);
+	}
+	pthread_mutex_unlock(&pl.lock);
+	return b;
+}
+
+static void pl_hand_on(struct batch *b, enum batch_state st)
+{
+	pthread_mutex_lock(&pl.lock);
+	b->state = st;
+	pthread_cond_broadcast(&pl.wake);
+	pthread_mutex_unlock(&pl.lock);
+}
+
+/* Runs fn on each part of b, the first in this thread, the others in
+ * threads of their own. */
+struct part_task {
+	struct batch *b;
+	struct part *pt;
+};
+
+static void pl_run_parts(struct batch *b, void *(*fn)(void *))
+{
+	struct part_task task[PIPE_MAX_PARTS];
+	pthread_t thread[PIPE_MAX_PARTS];
+	bool started[PIPE_MAX_PARTS] = {false};
+	for (int k = 0; k < b->nparts; k++)
+		task[k] = (struct part_task){b, &b->part[k]};
+	for (int k = 1; k < b->nparts; k++)
+		started[k] = pthread_create(&thread[k], NULL, fn, &task[k]) == 0;
+	fn(&task[0]);
+	for (int k = 1; k < b->nparts; k++) {
+		if (started[k])
+			pthread_join(thread[k], NULL);
+		else
+			fn(&task[k]); /* no thread to be had: here, then */
+	}
+}
+
+/* --- reading --- */
+
+static void pl_add_line(struct batch *b, const char *line, long len, long lineno)
+{
+	if (b->nlines == b->lines_cap) {
+		b->lines_cap = b->lines_cap ? 2 * b->lines_cap : 1024;
+		b->lines = pl_alloc(b->lines, (size_t)b->lines_cap * sizeof *b->lines);
+	}
+	size_t n = len > 0 ? (size_t)len : 0;
+	if (b->text_len + n + 1 > b->text_cap) {
+		while (b->text_len + n + 1 > b->text_cap)
+			b->text_cap = b->text_cap ? 2 * b->text_cap : 65536;
+		b->text = pl_alloc(b->text, b->text_cap);
+	}
+	if (n)
+		memcpy(b->text + b->text_len, line, n);
+	b->text[b->text_len + n] = '\0';
+	b->lines[b->nlines++] = (struct line_ref){b->text_len, len, lineno};
+	b->text_len += n + 1;
+}
+
+static struct batch *pl_next_free(const char *input_name)
+{
+	struct batch *b = &pl.ring[pl.nread % PIPE_BATCHES];
+	pthread_mutex_lock(&pl.lock);
+	while (b->state != BATCH_FREE)
+		pthread_cond_wait(&pl.wake, &pl.lock);
+	pthread_mutex_unlock(&pl.lock);
+	b->input_name = input_name;
+	b->input_end = false;
+	b->text_len = 0;
+	b->nlines = 0;
+	return b;
+}
+
+static void pl_submit(struct batch *b)
+{
+	pthread_mutex_lock(&pl.lock);
+	b->state = BATCH_READ;
+	pl.nread++;
+	pthread_cond_broadcast(&pl.wake);
+	pthread_mutex_unlock(&pl.lock);
+}
+
+/* Reads one input into batches of up to opt.batch lines; a batch goes on
+ * early when the input has nothing more for now (a slow producer sees its
+ * answers). Returns 0, or -1 on a read error. */
+static int pl_read_input(int fd, const char *input_name)
+{
+	struct line_reader lr;
+	if (line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	int rc = 0;
+	double busy = 0;
+	struct batch *b = NULL;
+	for (;;) {
+		if (!b)
+			b = pl_next_free(input_name);
+		if (b->nlines && !line_reader_buffered(&lr)) {
+			struct pollfd pfd = {.fd = fd, .events = POLLIN};
+			if (poll(&pfd, 1, 0) == 0) {
+				pl_submit(b);
+				b = NULL;
+				continue;
+			}
+		}
+		uint64_t t0 = now_ns();
+		char *line;
+		size_t len;
+		enum line_status st = line_reader_next(&lr, &line, &len);
+		if (st == LINE_ERROR) {
+			fprintf(stderr, "%s: %s: %s\n", program, input_name ? input_name : "standard input",
+				strerror(errno));
+			rc = -1;
+			st = LINE_EOF;
+		}
+		if (st == LINE_EOF) {
+			b->input_end = true;
+			pl_submit(b);
+			busy += ms_since(t0);
+			break;
+		}
+		pl_add_line(b, line, st == LINE_OVERLONG ? -1 : (long)len, lr.lineno);
+		busy += ms_since(t0);
+		if (b->nlines >= opt.batch) {
+			pl_submit(b);
+			b = NULL;
+		}
+	}
+	line_reader_free(&lr);
+	stage_add("read", busy, false);
+	return rc;
+}
+
+/* --- parsing --- */
+
+static struct pending *part_record(struct part *pt)
+{
+	if (pt->nrec == pt->cap) {
+		pt->cap = pt->cap ? 2 * pt->cap : pt->nlines + 2;
+		pt->rec = pl_alloc(pt->rec, (size_t)pt->cap * sizeof *pt->rec);
+	}
+	return &pt->rec[pt->nrec];
+}
+
+/* take_item's verdicts but the size's, which needs the device (the
+ * solving stage's, once init is done) */
+static void pl_classify(struct pending *p, enum stream_event ev, const char *input_name)
+{
+	char err[GRID_ERR_MAX];
+	p->solve = false;
+	p->puzzle = false;
+	p->failed = true;
+	/* the fields every verdict reads (the whole of a result is 4 KB) */
+	p->res.count = 0;
+	p->res.nodes = 0;
+	p->res.reason[0] = '\0';
+	p->res.solution.cells = 0;
+	if (ev == STREAM_INVALID) {
+		snprintf(p->text, sizeof p->text, "# invalid: %s%s%s", input_name ? input_name : "",
+			 input_name ? ": " : "", p->item.error);
+		return;
+	}
+	p->puzzle = true;
+	if (grid_check_givens(&p->item.grid, err, sizeof err) < 0) {
+		snprintf(p->text, sizeof p->text, "# unsat: %s%sline %ld: %s", input_name ? input_name : "",
+			 input_name ? ": " : "", p->item.line, err);
+	} else {
+		p->solve = true;
+		p->failed = false;
+	}
+}
+
+/* Feeds the part's lines to its stream, from the state it holds. */
+static void pl_parse_lines(struct batch *b, struct part *pt)
+{
+	pt->nrec = 0;
+	for (int k = pt->first; k < pt->first + pt->nlines; k++) {
+		const struct line_ref *l = &b->lines[k];
+		bool again;
+		do {
+			struct pending *p = part_record(pt);
+			enum stream_event ev =
+				l->len < 0 ? puzzle_stream_overlong(pt->ps, l->lineno, &p->item, &again)
+					   : puzzle_stream_feed(pt->ps, b->text + l->off, (size_t)l->len,
+								l->lineno, &p->item, &again);
+			if (ev != STREAM_NONE) {
+				pl_classify(p, ev, b->input_name);
+				pt->nrec++;
+			}
+		} while (again);
+	}
+}
+
+static void *pl_parse_part(void *arg)
+{
+	struct part_task *t = arg;
+	uint64_t t0 = now_ns();
+	pl_parse_lines(t->b, t->pt);
+	t->pt->ms = ms_since(t0);
+	return NULL;
+}
+
+/* Parses a batch's parts at once, each from a fresh stream but the first
+ * (the one the last batch left). A part is right when the part before it
+ * ended between puzzles, which a fresh stream is; one that began inside a
+ * multi-line grid is parsed again from the stream before it, in order. */
+static void pl_parse(struct batch *b)
+{
+	int nparts = b->nlines / PART_MIN_LINES;
+	if (nparts > pl.max_parts)
+		nparts = pl.max_parts;
+	if (nparts < 1)
+		nparts = 1;
+	b->nparts = nparts;
+	for (int k = 0; k < nparts; k++) {
+		struct part *pt = &b->part[k];
+		pt->first = (int)((long)b->nlines * k / nparts);
+		pt->nlines = (int)((long)b->nlines * (k + 1) / nparts) - pt->first;
+		if (!pt->ps)
+			pt->ps = pl_alloc(NULL, sizeof *pt->ps);
+		if (k == 0)
+			*pt->ps = pl.carried;
+		else
+			puzzle_stream_init(pt->ps);
+	}
+	pl_run_parts(b, pl_parse_part);
+	double ms = 0;
+	for (int k = 0; k < nparts; k++)
+		ms += b->part[k].ms;
+	uint64_t t0 = now_ns();
+	for (int k = 1; k < nparts; k++) {
+		if (b->part[k - 1].ps->kind != GRID_NONE) {
+			*b->part[k].ps = *b->part[k - 1].ps;
+			pl_parse_lines(b, &b->part[k]);
+		}
+	}
+	struct part *last = &b->part[nparts - 1];
+	pl.carried = *last->ps;
+	if (b->input_end) {
+		struct pending *p = part_record(last);
+		enum stream_event ev = puzzle_stream_finish(&pl.carried, &p->item);
+		if (ev != STREAM_NONE) {
+			pl_classify(p, ev, b->input_name);
+			last->nrec++;
+		}
+		puzzle_stream_init(&pl.carried);
+	}
+	stage_add("parse", ms + ms_since(t0), false);
+}
+
+static void *pl_parse_main(void *arg)
+{
+	(void)arg;
+	for (long seq = 0;; seq++) {
+		struct batch *b = pl_wait(seq, BATCH_READ);
+		if (!b)
+			break;
+		pl_parse(b);
+		pl_hand_on(b, BATCH_PARSED);
+	}
+	return NULL;
+}
+
+/* --- solving --- */
+
+static void pl_solve(struct batch *b)
+{
+	int n = 0;
+	for (int k = 0; k < b->nparts; k++)
+		n += b->part[k].nrec;
+	const struct grid **grids = pl_alloc(NULL, ((size_t)n + 1) * sizeof *grids);
+	struct solve_result **res = pl_alloc(NULL, ((size_t)n + 1) * sizeof *res);
+	enum solve_status *st = pl_alloc(NULL, ((size_t)n + 1) * sizeof *st);
+	struct pending **rec = pl_alloc(NULL, ((size_t)n + 1) * sizeof *rec);
+	char prefix[128] = "";
+	if (b->input_name)
+		snprintf(prefix, sizeof prefix, "%s: ", b->input_name);
+	n = 0;
+	for (int k = 0; k < b->nparts; k++) {
+		for (int i = 0; i < b->part[k].nrec; i++) {
+			struct pending *p = &b->part[k].rec[i];
+			if (p->puzzle && !size_supported(p->item.grid.box)) {
+				describe_unsupported(p->text, sizeof p->text, prefix, &p->item);
+				p->solve = false;
+				p->failed = true;
+			}
+			if (!p->solve)
+				continue;
+			grids[n] = &p->item.grid;
+			res[n] = &p->res;
+			rec[n++] = p;
+		}
+	}
+	if (n) {
+		struct worker_ctx ctx;
+		char where[128];
+		snprintf(where, sizeof where, "%sline %ld", prefix, rec[0]->item.line);
+		ctx.where = where;
+		ctx.id = NULL;
+		ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0, opt.count_limit, opt.seed);
+		uint64_t t0 = now_ns();
+		ALGO.solve_batch(grids, n, res, st, &ctx);
+		stage_add("solve", ms_since(t0), false);
+		for (int i = 0; i < n; i++)
+			rec[i]->st = st[i];
+		pthread_mutex_lock(&pl.lock);
+		pl.puzzles += n;
+		pthread_mutex_unlock(&pl.lock);
+	}
+	free(grids);
+	free(res);
+	free(st);
+	free(rec);
+}
+
+static void *pl_solve_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&pl.lock);
+		long seq = pl.next_solve++;
+		pthread_mutex_unlock(&pl.lock);
+		struct batch *b = pl_wait(seq, BATCH_PARSED);
+		if (!b)
+			break;
+		pl_hand_on(b, BATCH_SOLVING);
+		pthread_once(&pl_init_once, pl_init_joined);
+		pl_solve(b);
+		pl_hand_on(b, BATCH_SOLVED);
+	}
+	return NULL;
+}
+
+/* --- formatting and writing --- */
+
+static void *pl_format_part(void *arg)
+{
+	struct part_task *t = arg;
+	struct part *pt = t->pt;
+	uint64_t t0 = now_ns();
+	pt->out.len = 0;
+	pt->failed = false;
+	for (int i = 0; i < pt->nrec; i++) {
+		format_pending(&pt->rec[i], &pt->out);
+		pt->failed |= pt->rec[i].failed;
+	}
+	pt->ms = ms_since(t0);
+	return NULL;
+}
+
+static void *pl_format_main(void *arg)
+{
+	(void)arg;
+	for (long seq = 0;; seq++) {
+		struct batch *b = pl_wait(seq, BATCH_SOLVED);
+		if (!b)
+			break;
+		pl_run_parts(b, pl_format_part);
+		uint64_t t0 = now_ns();
+		double ms = 0;
+		for (int k = 0; k < b->nparts; k++) {
+			struct part *pt = &b->part[k];
+			fwrite(pt->out.p, 1, pt->out.len, stdout);
+			if (pt->failed)
+				exit_status = 1;
+			ms += pt->ms;
+		}
+		fflush(stdout);
+		stage_add("format", ms + ms_since(t0), false);
+		pl_hand_on(b, BATCH_FREE);
+	}
+	return NULL;
+}
+
+static void pl_report_timing(double wall_ms)
+{
+	fprintf(stderr,
+		"%s: timing: %.3f s wall, %ld puzzles solved; each stage's busy time (summed over its "
+		"threads; stages overlap) and its share of the wall:\n",
+		program, wall_ms / 1e3, pl.puzzles);
+	for (int i = 0; i < nstages; i++)
+		fprintf(stderr, "%s: timing: %s%-10s %9.3f s %6.1f%%\n", program,
+			stages[i].algorithm ? "solve: " : "", stages[i].name, stages[i].ms / 1e3,
+			100.0 * stages[i].ms / wall_ms);
+}
+
+/* Filter mode for an algorithm with solve_batch; init runs beside it. */
+static int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pl.max_parts = cpus < 1 ? 1 : cpus > PIPE_MAX_PARTS ? PIPE_MAX_PARTS : (int)cpus;
+	puzzle_stream_init(&pl.carried);
+	/* the driver's stages first, in the order a puzzle meets them */
+	stage_add("start", 0, false);
+	stage_add("read", 0, false);
+	stage_add("parse", 0, false);
+	stage_add("solve", 0, false);
+	stage_add("format", 0, false);
+	if (ALGO.init && pthread_create(&pl.init_thread, NULL, pl_init_main, NULL) != 0) {
+		fprintf(stderr, "%s: cannot start a thread\n", program);
+		return 2;
+	}
+	pthread_t parser, solver[PIPE_SOLVERS], formatter;
+	bool ok = pthread_create(&parser, NULL, pl_parse_main, NULL) == 0 &&
+		  pthread_create(&formatter, NULL, pl_format_main, NULL) == 0;
+	for (int i = 0; ok && i < PIPE_SOLVERS; i++)
+		ok = pthread_create(&solver[i], NULL, pl_solve_main, NULL) == 0;
+	if (!ok) {
+		fprintf(stderr, "%s: cannot start a thread\n", program);
+		return 2;
+	}
+	int status = 0;
+	if (first >= argc && pl_read_input(STDIN_FILENO, NULL) < 0)
+		status = 2;
+	for (int i = first; i < argc; i++) {
+		int fd = STDIN_FILENO;
+		const char *name = NULL;
+		if (strcmp(argv[i], "-") != 0) {
+			fd = open(argv[i], O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				fprintf(stderr, "%s: %s: %s\n", program, argv[i], strerror(errno));
+				status = 2;
+				continue;
+			}
+			name = argv[i];
+		}
+		if (pl_read_input(fd, name) < 0)
+			status = 2;
+		if (fd != STDIN_FILENO)
+			close(fd);
+	}
+	pthread_mutex_lock(&pl.lock);
+	pl.reading_done = true;
+	pthread_cond_broadcast(&pl.wake);
+	pthread_mutex_unlock(&pl.lock);
+	pthread_join(parser, NULL);
+	for (int i = 0; i < PIPE_SOLVERS; i++)
+		pthread_join(solver[i], NULL);
+	pthread_join(formatter, NULL);
+	/* no batch at all (no input could be opened): the device still decides */
+	pthread_once(&pl_init_once, pl_init_joined);
+	for (int i = 0; i < PIPE_BATCHES; i++) {
+		struct batch *b = &pl.ring[i];
+		free(b->text);
+		free(b->lines);
+		for (int k = 0; k < PIPE_MAX_PARTS; k++) {
+			free(b->part[k].rec);
+			free(b->part[k].ps);
+			free(b->part[k].out.p);
+		}
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
+		return 2;
+	}
+	if (opt.timing)
+		pl_report_timing(ms_since(start_ns));
+	return status ? status : exit_status;
+}
+
 static int filter_main(int argc, char **argv, int first)
 {
 	pending = calloc((size_t)(2 * opt.batch + 4), sizeof *pending);
@@ -1148,8 +1845,11 @@ int main(int argc, char **argv)
 	static char name[64];
 	snprintf(name, sizeof name, "sudoku-%s", ALGO.name);
 	program = name;
+	uint64_t start_ns = now_ns();
 	int first = parse_options(argc, argv);
 	device.max_box = ALGO.max_box;
+	if (!opt.protocol && ALGO.solve_batch)
+		return pipeline_main(argc, argv, first, start_ns);
 	if (ALGO.init) {
 		char msg[256] = "";
 		if (ALGO.init(&device, msg, sizeof msg) < 0)
