@@ -937,7 +937,6 @@ static int protocol_main(void)
 struct pending {
 	struct stream_item item;
 	bool solve;     /* still to be solved */
-	bool puzzle;    /* pipeline: a puzzle whose size is checked before it is solved */
 	char text[GRID_ERR_MAX + 96]; /* the answer when it is a '#' line */
 	bool failed;    /* counts towards exit status 1 */
 	enum solve_status st;
@@ -989,31 +988,28 @@ static void out_printf(struct out_buf *o, const char *fmt, ...)
 	o->len += (size_t)n;
 }
 
-/* A pending puzzle's answer line (or boxed grid), appended to o. */
-static void format_pending(struct pending *p, struct out_buf *o)
+/* The answer to a puzzle that was searched, appended to o: the solution
+ * (verified first) or a '#' line. Sets *failed when it is not a solution. */
+static void format_verdict(struct out_buf *o, const struct grid *puzzle, const struct notation *nt,
+			   enum solve_status st, long count, const struct grid *solution, const char *reason,
+			   bool *failed)
 {
-	if (!p->solve) {
-		out_printf(o, "%s\n", p->text);
-		return;
-	}
-	const struct grid *g = &p->item.grid;
-	switch (p->st) {
+	switch (st) {
 	case SOLVE_SOLVED: {
 		char why[GRID_ERR_MAX];
-		if (!grid_verify(g, &p->res.solution, why, sizeof why)) {
+		if (!grid_verify(puzzle, solution, why, sizeof why)) {
 			out_printf(o, "# error: %s gave a wrong answer (%s)\n", ALGO.name, why);
-			p->failed = true;
-		} else if (opt.count_limit > 1 && p->res.count > 1) {
-			if (p->res.count >= opt.count_limit)
-				out_printf(o, "# multiple solutions: at least %ld\n", p->res.count);
+			*failed = true;
+		} else if (opt.count_limit > 1 && count > 1) {
+			if (count >= opt.count_limit)
+				out_printf(o, "# multiple solutions: at least %ld\n", count);
 			else
-				out_printf(o, "# multiple solutions: %ld\n", p->res.count);
-			p->failed = true;
+				out_printf(o, "# multiple solutions: %ld\n", count);
+			*failed = true;
 		} else {
-			size_t sz = opt.pretty ? grid_format_pretty_max(g->side) : grid_format_max(g->side);
+			size_t sz = opt.pretty ? grid_format_pretty_max(puzzle->side) : grid_format_max(puzzle->side);
 			char *at = out_room(o, sz + 1);
-			int n = opt.pretty ? grid_format_pretty(&p->res.solution, &p->item.notation, at, sz)
-					   : grid_format(&p->res.solution, &p->item.notation, at, sz);
+			int n = opt.pretty ? grid_format_pretty(solution, nt, at, sz) : grid_format(solution, nt, at, sz);
 			if (n < 0)
 				n = 0;
 			o->len += (size_t)n;
@@ -1024,20 +1020,31 @@ static void format_pending(struct pending *p, struct out_buf *o)
 	}
 	case SOLVE_UNSAT:
 		out_printf(o, "# unsat\n");
-		p->failed = true;
+		*failed = true;
 		break;
 	case SOLVE_GAVEUP:
-		out_printf(o, "# gave up: %s\n", p->res.reason[0] ? p->res.reason : "no solution found");
-		p->failed = true;
+		out_printf(o, "# gave up: %s\n", reason[0] ? reason : "no solution found");
+		*failed = true;
 		break;
 	case SOLVE_STOPPED:
 		if (ALGO.kind == WORKER_COMPLETE)
 			out_printf(o, "# timeout after %g s\n", opt.time_limit);
 		else
 			out_printf(o, "# gave up after %g s\n", opt.time_limit);
-		p->failed = true;
+		*failed = true;
 		break;
 	}
+}
+
+/* A pending puzzle's answer line (or boxed grid), appended to o. */
+static void format_pending(struct pending *p, struct out_buf *o)
+{
+	if (!p->solve) {
+		out_printf(o, "%s\n", p->text);
+		return;
+	}
+	format_verdict(o, &p->item.grid, &p->item.notation, p->st, p->res.count, &p->res.solution,
+		       p->res.reason, &p->failed);
 }
 
 static void print_pending(struct pending *p)
@@ -1129,13 +1136,11 @@ static void flush_pending(void)
 	npending = nsolve = 0;
 }
 
-static void describe_unsupported(char *buf, size_t bufsz, const char *prefix,
-				 const struct stream_item *item)
+static void describe_unsupported(char *buf, size_t bufsz, const char *prefix, long line, int side)
 {
 	snprintf(buf, bufsz, "# unsupported: %sline %ld: %s takes box sizes %d to %d, not %dx%d", prefix,
-		 item->line, ALGO.name, ALGO.min_box,
-		 device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box, item->grid.side,
-		 item->grid.side);
+		 line, ALGO.name, ALGO.min_box, device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box,
+		 side, side);
 }
 
 static void take_item(enum stream_event ev, struct stream_item *item)
@@ -1151,7 +1156,7 @@ static void take_item(enum stream_event ev, struct stream_item *item)
 	if (ev == STREAM_INVALID) {
 		snprintf(p->text, sizeof p->text, "# invalid: %s%s", prefix, item->error);
 	} else if (!size_supported(item->grid.box)) {
-		describe_unsupported(p->text, sizeof p->text, prefix, item);
+		describe_unsupported(p->text, sizeof p->text, prefix, item->line, item->grid.side);
 	} else if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
 		snprintf(p->text, sizeof p->text, "# unsat: %sline %ld: %s", prefix, item->line, err);
 	} else {
@@ -1244,11 +1249,38 @@ struct line_ref {
 	long lineno;
 };
 
+/* A puzzle or a '#' line of the output. Small, with its grids apart and
+ * short: a batch's records are written afresh by each batch, and records
+ * of a whole struct grid (4 KB) cost more in page faults than the GPU's
+ * launches did. */
+struct record {
+	long line;
+	struct notation notation;
+	bool puzzle;  /* parsed as a puzzle: its size is checked before solving */
+	bool solve;   /* searched: st and count hold the verdict */
+	bool failed;  /* counts towards exit status 1 */
+	enum solve_status st;
+	long count;
+	size_t note;     /* a '#' line, or the reason of a SOLVE_GAVEUP: in notes */
+	size_t grid;     /* the puzzle's short grid in the arena; the answer's follows it */
+};
+
+/* A short grid: the header and the cells used of a struct grid, all that
+ * solve_batch and the verdict read of a puzzle (see worker.h). */
+static size_t short_grid_size(int cells)
+{
+	size_t n = offsetof(struct grid, cell) + (size_t)cells;
+	return (n + 7) & ~(size_t)7;
+}
+
 /* A slice of a batch's lines: parsed by one thread, formatted by one. */
 struct part {
 	int first, nlines;
-	struct pending *rec; /* its puzzles and '#' lines, in order */
+	struct record *rec; /* its puzzles and '#' lines, in order */
 	int nrec, cap;
+	struct out_buf arena; /* the records' short grids */
+	struct out_buf notes; /* the records' '#' lines and reasons, each NUL-terminated */
+	struct stream_item *item; /* the parser's (4 KB: kept) */
 	struct puzzle_stream *ps; /* the stream after its lines */
 	struct out_buf out;
 	bool failed;
@@ -1279,6 +1311,8 @@ static struct {
 	struct puzzle_stream carried; /* the stream between batches */
 	int max_parts;
 	long puzzles;
+	struct solve_result *results[PIPE_SOLVERS]; /* each solving thread's, batch after batch */
+	int results_cap[PIPE_SOLVERS];
 	pthread_t init_thread;
 	int init_rc;
 	char init_msg[256];
@@ -1475,40 +1509,57 @@ static int pl_read_input(int fd, const char *input_name)
 
 /* --- parsing --- */
 
-static struct pending *part_record(struct part *pt)
+static struct record *part_record(struct part *pt)
 {
 	if (pt->nrec == pt->cap) {
 		pt->cap = pt->cap ? 2 * pt->cap : pt->nlines + 2;
 		pt->rec = pl_alloc(pt->rec, (size_t)pt->cap * sizeof *pt->rec);
 	}
-	return &pt->rec[pt->nrec];
+	return &pt->rec[pt->nrec++];
+}
+
+static size_t part_note(struct part *pt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static size_t part_note(struct part *pt, const char *fmt, ...)
+{
+	char text[GRID_ERR_MAX + 320];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	size_t at = pt->notes.len, n = strlen(text) + 1;
+	memcpy(out_room(&pt->notes, n), text, n);
+	pt->notes.len += n;
+	return at;
 }
 
 /* take_item's verdicts but the size's, which needs the device (the
  * solving stage's, once init is done) */
-static void pl_classify(struct pending *p, enum stream_event ev, const char *input_name)
+static void pl_take(struct part *pt, enum stream_event ev, const struct stream_item *item,
+		    const char *input_name)
 {
 	char err[GRID_ERR_MAX];
-	p->solve = false;
-	p->puzzle = false;
-	p->failed = true;
-	/* the fields every verdict reads (the whole of a result is 4 KB) */
-	p->res.count = 0;
-	p->res.nodes = 0;
-	p->res.reason[0] = '\0';
-	p->res.solution.cells = 0;
+	const char *in = input_name ? input_name : "", *sep = input_name ? ": " : "";
+	struct record *r = part_record(pt);
+	r->line = item->line;
+	r->puzzle = false;
+	r->solve = false;
+	r->failed = true;
 	if (ev == STREAM_INVALID) {
-		snprintf(p->text, sizeof p->text, "# invalid: %s%s%s", input_name ? input_name : "",
-			 input_name ? ": " : "", p->item.error);
+		r->note = part_note(pt, "# invalid: %s%s%s", in, sep, item->error);
 		return;
 	}
-	p->puzzle = true;
-	if (grid_check_givens(&p->item.grid, err, sizeof err) < 0) {
-		snprintf(p->text, sizeof p->text, "# unsat: %s%sline %ld: %s", input_name ? input_name : "",
-			 input_name ? ": " : "", p->item.line, err);
+	r->puzzle = true;
+	r->notation = item->notation;
+	/* the puzzle, and room for its answer */
+	const size_t size = short_grid_size(item->grid.cells);
+	r->grid = pt->arena.len;
+	memcpy(out_room(&pt->arena, 2 * size), &item->grid, offsetof(struct grid, cell) + (size_t)item->grid.cells);
+	pt->arena.len += 2 * size;
+	if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
+		r->note = part_note(pt, "# unsat: %s%sline %ld: %s", in, sep, item->line, err);
 	} else {
-		p->solve = true;
-		p->failed = false;
+		r->solve = true;
+		r->failed = false;
 	}
 }
 
@@ -1516,19 +1567,20 @@ static void pl_classify(struct pending *p, enum stream_event ev, const char *inp
 static void pl_parse_lines(struct batch *b, struct part *pt)
 {
 	pt->nrec = 0;
+	pt->arena.len = 0;
+	pt->notes.len = 0;
+	if (!pt->item)
+		pt->item = pl_alloc(NULL, sizeof *pt->item);
 	for (int k = pt->first; k < pt->first + pt->nlines; k++) {
 		const struct line_ref *l = &b->lines[k];
 		bool again;
 		do {
-			struct pending *p = part_record(pt);
 			enum stream_event ev =
-				l->len < 0 ? puzzle_stream_overlong(pt->ps, l->lineno, &p->item, &again)
+				l->len < 0 ? puzzle_stream_overlong(pt->ps, l->lineno, pt->item, &again)
 					   : puzzle_stream_feed(pt->ps, b->text + l->off, (size_t)l->len,
-								l->lineno, &p->item, &again);
-			if (ev != STREAM_NONE) {
-				pl_classify(p, ev, b->input_name);
-				pt->nrec++;
-			}
+								l->lineno, pt->item, &again);
+			if (ev != STREAM_NONE)
+				pl_take(pt, ev, pt->item, b->input_name);
 		} while (again);
 	}
 }
@@ -1579,12 +1631,11 @@ static void pl_parse(struct batch *b)
 	struct part *last = &b->part[nparts - 1];
 	pl.carried = *last->ps;
 	if (b->input_end) {
-		struct pending *p = part_record(last);
-		enum stream_event ev = puzzle_stream_finish(&pl.carried, &p->item);
-		if (ev != STREAM_NONE) {
-			pl_classify(p, ev, b->input_name);
-			last->nrec++;
-		}
+		if (!last->item)
+			last->item = pl_alloc(NULL, sizeof *last->item);
+		enum stream_event ev = puzzle_stream_finish(&pl.carried, last->item);
+		if (ev != STREAM_NONE)
+			pl_take(last, ev, last->item, b->input_name);
 		puzzle_stream_init(&pl.carried);
 	}
 	stage_add("parse", ms + ms_since(t0), false);
@@ -1605,7 +1656,20 @@ static void *pl_parse_main(void *arg)
 
 /* --- solving --- */
 
-static void pl_solve(struct batch *b)
+static struct grid *record_grid(struct part *pt, const struct record *r)
+{
+	return (struct grid *)(void *)(pt->arena.p + r->grid);
+}
+
+static struct grid *record_answer(struct part *pt, const struct record *r, const struct grid *puzzle)
+{
+	return (struct grid *)(void *)(pt->arena.p + r->grid + short_grid_size(puzzle->cells));
+}
+
+/* Solves a batch's puzzles in one call, with results of the solving
+ * thread's own (full size, kept from batch to batch), copied into the
+ * records' room afterwards. */
+static void pl_solve(struct batch *b, int solver)
 {
 	int n = 0;
 	for (int k = 0; k < b->nparts; k++)
@@ -1613,38 +1677,66 @@ static void pl_solve(struct batch *b)
 	const struct grid **grids = pl_alloc(NULL, ((size_t)n + 1) * sizeof *grids);
 	struct solve_result **res = pl_alloc(NULL, ((size_t)n + 1) * sizeof *res);
 	enum solve_status *st = pl_alloc(NULL, ((size_t)n + 1) * sizeof *st);
-	struct pending **rec = pl_alloc(NULL, ((size_t)n + 1) * sizeof *rec);
+	struct record **rec = pl_alloc(NULL, ((size_t)n + 1) * sizeof *rec);
+	struct part **rec_part = pl_alloc(NULL, ((size_t)n + 1) * sizeof *rec_part);
+	if (n > pl.results_cap[solver]) {
+		free(pl.results[solver]);
+		pl.results[solver] = pl_alloc(NULL, (size_t)n * sizeof *pl.results[solver]);
+		pl.results_cap[solver] = n;
+	}
 	char prefix[128] = "";
 	if (b->input_name)
 		snprintf(prefix, sizeof prefix, "%s: ", b->input_name);
 	n = 0;
 	for (int k = 0; k < b->nparts; k++) {
-		for (int i = 0; i < b->part[k].nrec; i++) {
-			struct pending *p = &b->part[k].rec[i];
-			if (p->puzzle && !size_supported(p->item.grid.box)) {
-				describe_unsupported(p->text, sizeof p->text, prefix, &p->item);
-				p->solve = false;
-				p->failed = true;
+		struct part *pt = &b->part[k];
+		for (int i = 0; i < pt->nrec; i++) {
+			struct record *r = &pt->rec[i];
+			const struct grid *g = r->puzzle ? record_grid(pt, r) : NULL;
+			if (g && !size_supported(g->box)) {
+				char text[GRID_ERR_MAX + 96];
+				describe_unsupported(text, sizeof text, prefix, r->line, g->side);
+				r->note = part_note(pt, "%s", text);
+				r->solve = false;
+				r->failed = true;
 			}
-			if (!p->solve)
+			if (!r->solve)
 				continue;
-			grids[n] = &p->item.grid;
-			res[n] = &p->res;
-			rec[n++] = p;
+			rec[n] = r;
+			rec_part[n] = pt;
+			grids[n] = g;
+			res[n] = &pl.results[solver][n];
+			n++;
 		}
 	}
 	if (n) {
 		struct worker_ctx ctx;
 		char where[128];
-		snprintf(where, sizeof where, "%sline %ld", prefix, rec[0]->item.line);
+		snprintf(where, sizeof where, "%sline %ld", prefix, rec[0]->line);
 		ctx.where = where;
 		ctx.id = NULL;
 		ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0, opt.count_limit, opt.seed);
 		uint64_t t0 = now_ns();
 		ALGO.solve_batch(grids, n, res, st, &ctx);
 		stage_add("solve", ms_since(t0), false);
-		for (int i = 0; i < n; i++)
-			rec[i]->st = st[i];
+		for (int i = 0; i < n; i++) {
+			struct record *r = rec[i];
+			struct part *pt = rec_part[i];
+			r->st = st[i];
+			r->count = res[i]->count;
+			if (st[i] == SOLVE_GAVEUP)
+				r->note = part_note(pt, "%s", res[i]->reason);
+			if (st[i] == SOLVE_SOLVED) {
+				/* the header and the cells used */
+				const struct grid *g = record_grid(pt, r);
+				struct grid *a = record_answer(pt, r, g);
+				a->box = res[i]->solution.box;
+				a->side = res[i]->solution.side;
+				a->cells = res[i]->solution.cells;
+				memcpy(a->cell, res[i]->solution.cell,
+				       (size_t)(a->cells > 0 && a->cells <= g->cells ? a->cells : 0));
+			}
+		}
 		pthread_mutex_lock(&pl.lock);
 		pl.puzzles += n;
 		pthread_mutex_unlock(&pl.lock);
@@ -1653,11 +1745,12 @@ static void pl_solve(struct batch *b)
 	free(res);
 	free(st);
 	free(rec);
+	free(rec_part);
 }
 
 static void *pl_solve_main(void *arg)
 {
-	(void)arg;
+	const int solver = (int)(intptr_t)arg;
 	for (;;) {
 		pthread_mutex_lock(&pl.lock);
 		long seq = pl.next_solve++;
@@ -1667,7 +1760,7 @@ static void *pl_solve_main(void *arg)
 			break;
 		pl_hand_on(b, BATCH_SOLVING);
 		pthread_once(&pl_init_once, pl_init_joined);
-		pl_solve(b);
+		pl_solve(b, solver);
 		pl_hand_on(b, BATCH_SOLVED);
 	}
 	return NULL;
@@ -1683,8 +1776,15 @@ static void *pl_format_part(void *arg)
 	pt->out.len = 0;
 	pt->failed = false;
 	for (int i = 0; i < pt->nrec; i++) {
-		format_pending(&pt->rec[i], &pt->out);
-		pt->failed |= pt->rec[i].failed;
+		struct record *r = &pt->rec[i];
+		if (!r->solve) {
+			out_printf(&pt->out, "%s\n", pt->notes.p + r->note);
+		} else {
+			const struct grid *g = record_grid(pt, r);
+			format_verdict(&pt->out, g, &r->notation, r->st, r->count, record_answer(pt, r, g),
+				       r->st == SOLVE_GAVEUP ? pt->notes.p + r->note : "", &r->failed);
+		}
+		pt->failed |= r->failed;
 	}
 	pt->ms = ms_since(t0);
 	return NULL;
@@ -1702,7 +1802,8 @@ static void *pl_format_main(void *arg)
 		double ms = 0;
 		for (int k = 0; k < b->nparts; k++) {
 			struct part *pt = &b->part[k];
-			fwrite(pt->out.p, 1, pt->out.len, stdout);
+			if (pt->out.len)
+				fwrite(pt->out.p, 1, pt->out.len, stdout);
 			if (pt->failed)
 				exit_status = 1;
 			ms += pt->ms;
@@ -1746,7 +1847,7 @@ static int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
 	bool ok = pthread_create(&parser, NULL, pl_parse_main, NULL) == 0 &&
 		  pthread_create(&formatter, NULL, pl_format_main, NULL) == 0;
 	for (int i = 0; ok && i < PIPE_SOLVERS; i++)
-		ok = pthread_create(&solver[i], NULL, pl_solve_main, NULL) == 0;
+		ok = pthread_create(&solver[i], NULL, pl_solve_main, (void *)(intptr_t)i) == 0;
 	if (!ok) {
 		fprintf(stderr, "%s: cannot start a thread\n", program);
 		return 2;
@@ -1786,11 +1887,17 @@ static int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
 		free(b->text);
 		free(b->lines);
 		for (int k = 0; k < PIPE_MAX_PARTS; k++) {
-			free(b->part[k].rec);
-			free(b->part[k].ps);
-			free(b->part[k].out.p);
+			struct part *pt = &b->part[k];
+			free(pt->rec);
+			free(pt->arena.p);
+			free(pt->notes.p);
+			free(pt->item);
+			free(pt->ps);
+			free(pt->out.p);
 		}
 	}
+	for (int i = 0; i < PIPE_SOLVERS; i++)
+		free(pl.results[i]);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
 		return 2;
