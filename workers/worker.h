@@ -76,7 +76,9 @@ struct worker_algorithm {
 	/* Optional: solves several puzzles at once (the GPU). The driver calls it
 	 * with up to batch_max puzzles when more than one is waiting; it fills
 	 * *res[i] (uninitialised: pointers into the driver's own records, so that
-	 * a big batch costs no second copy of them) and status[i]. In filter
+	 * a big batch costs no second copy of them) and status[i]. A puzzle may
+	 * be short: its header and the cells used, no more (read those, never
+	 * copy the whole struct); so may res[i]->solution be read. In filter
 	 * mode two threads call it at once, each with its own batch and ctx (so
 	 * that one batch's expansion overlaps the other's launches), and init
 	 * runs in a thread of its own while the input is read. */
