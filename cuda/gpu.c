@@ -7,7 +7,13 @@
  * wins (a flag set atomically, §3.1). A batch of puzzles shares launches:
  * their trees form one frontier. --emulate runs the kernels' own per-tree
  * code on the CPU (cuda/emulate.c). Complete: all trees exhausted without
- * an answer proves there is none; counting adds up the trees' solutions. */
+ * an answer proves there is none; counting adds up the trees' solutions.
+ * The driver's filter pipeline solves two batches at once: each takes one
+ * of two lanes (host arrays here; a stream and device buffers in
+ * kernels.cu), so one batch's expansion overlaps the other's launches.
+ * --method=auto, the default, takes CPW up to 16x16 and PDLX by the
+ * smallest column beyond; a search in brute force's order that runs long
+ * says so (SLOW_NOTICE_MS). */
 #include "config.h"
 
 #include <pthread.h>
