@@ -1824,10 +1824,12 @@ static void pl_report_timing(double wall_ms)
 		"%s: timing: %.3f s wall, %ld puzzles solved; each stage's busy time (summed over its "
 		"threads; stages overlap) and its share of the wall:\n",
 		program, wall_ms / 1e3, pl.puzzles);
-	for (int i = 0; i < nstages; i++)
-		fprintf(stderr, "%s: timing: %s%-10s %9.3f s %6.1f%%\n", program,
-			stages[i].algorithm ? "solve: " : "", stages[i].name, stages[i].ms / 1e3,
+	for (int i = 0; i < nstages; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "%s%s", stages[i].algorithm ? "solve: " : "", stages[i].name);
+		fprintf(stderr, "%s: timing: %-18s %9.3f s %6.1f%%\n", program, name, stages[i].ms / 1e3,
 			100.0 * stages[i].ms / wall_ms);
+	}
 }
 
 /* Filter mode for an algorithm with solve_batch; init runs beside it. */
