@@ -325,6 +325,23 @@ propagation_method() {
 	assert_line --index 5 --regexp "^solution e $(sudoku-cp <<<"${p[3]}") "
 }
 
+@test "protocol: two batches solved at once, answered in the order asked" {
+	mapfile -t p <"$DATA/gpu-9x9.txt"
+	{
+		# the first batch runs 0.5 s; those after it are done long before
+		echo "solve h $(cat "$DATA/hard25.txt") limit_ms=500"
+		for i in $(seq 1 12); do echo "solve e$i ${p[i % 4]}"; done
+		echo "solve bad 123"
+		echo "solve x ${p[0]}"
+	} >"$BATS_TEST_TMPDIR/in"
+	run bash -c "$G --method=pdlx --batch=3 --protocol <'$BATS_TEST_TMPDIR/in'"
+	assert_success
+	assert_line --index 1 --regexp "^gaveup h timeout "
+	assert_line --index 2 --regexp "^solution e1 $(sudoku-cp <<<"${p[1]}") "
+	run bash -c "printf '%s\n' \"\$0\" | sed -n '2,\$p' | cut -d' ' -f2 | paste -sd' '" "$output"
+	assert_output "h e1 e2 e3 e4 e5 e6 e7 e8 e9 e10 e11 e12 bad x"
+}
+
 @test "protocol: cancel of an emulated search, each method, acknowledged at once" {
 	for m in spbf opbf pdlx; do
 		start_session sudoku-gpu --emulate --method=$m --protocol

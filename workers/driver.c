@@ -573,20 +573,42 @@ struct job {
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queue_wake = PTHREAD_COND_INITIALIZER;
 static struct job *queue_head, *queue_tail;
-static struct job **running; /* the jobs being solved, opt.batch at most */
-static int nrunning;
-static struct worker_ctx *running_ctx;
 static bool input_done, quitting;
+
+/* The batches being solved: one at a time, or for an algorithm with
+ * solve_batch two (the GPU's expansion of one beside the other's
+ * launches), each taken by a solving thread of its own; answers go out in
+ * the order the requests came (turns, by a batch's place in the queue). */
+#define PROTO_SOLVERS 2
+struct slot {
+	struct job **jobs; /* opt.batch at most */
+	int n;
+	struct worker_ctx *ctx;
+};
+static struct slot slots[PROTO_SOLVERS];
+static int nslots;
+static long turns_taken, turn_now;
+static pthread_cond_t turn_wake = PTHREAD_COND_INITIALIZER;
+
+/* The job of a batch being solved with this id, and its slot. */
+static struct job *running_job(const char *id, struct slot **in)
+{
+	for (int k = 0; k < nslots; k++)
+		for (int i = 0; i < slots[k].n; i++)
+			if (strcmp(slots[k].jobs[i]->id, id) == 0) {
+				*in = &slots[k];
+				return slots[k].jobs[i];
+			}
+	return NULL;
+}
 
 static bool id_in_flight(const char *id)
 {
 	for (struct job *j = queue_head; j; j = j->next)
 		if (strcmp(j->id, id) == 0)
 			return true;
-	for (int i = 0; i < nrunning; i++)
-		if (strcmp(running[i]->id, id) == 0)
-			return true;
-	return false;
+	struct slot *sl;
+	return running_job(id, &sl) != NULL;
 }
 
 static long field_number(const struct msg *m, const char *key, long dflt, long min, long max,
@@ -656,35 +678,34 @@ static struct job *make_job(const struct msg *m)
 static void handle_cancel(const char *id)
 {
 	pthread_mutex_lock(&queue_lock);
-	for (int i = 0; i < nrunning; i++) {
-		if (strcmp(running[i]->id, id) == 0) {
-			struct job *j = running[i];
-			atomic_store(&j->cancelled, true);
-			bool all = true;
-			for (int k = 0; k < nrunning; k++)
-				all &= atomic_load(&running[k]->cancelled);
-			if (all && running_ctx) {
-				int none = STOP_NONE;
-				atomic_compare_exchange_strong(&running_ctx->stop, &none, STOP_CANCEL);
-			}
-			/* a batch that goes on for the others must not hold this
-			 * acknowledgement back (PROTOCOL.md 8): send it now, and
-			 * nothing when the batch ends */
-			bool ack_now = !all && !j->acked;
-			if (ack_now)
-				j->acked = true;
-			pthread_mutex_unlock(&queue_lock);
-			if (ack_now)
-				send_line("cancelled %s", id);
-			return;
+	struct slot *sl;
+	struct job *j = running_job(id, &sl);
+	if (j) {
+		atomic_store(&j->cancelled, true);
+		bool all = true;
+		for (int k = 0; k < sl->n; k++)
+			all &= atomic_load(&sl->jobs[k]->cancelled);
+		if (all && sl->ctx) {
+			int none = STOP_NONE;
+			atomic_compare_exchange_strong(&sl->ctx->stop, &none, STOP_CANCEL);
 		}
+		/* a batch that goes on for the others must not hold this
+		 * acknowledgement back (PROTOCOL.md 8): send it now, and
+		 * nothing when the batch ends */
+		bool ack_now = !all && !j->acked;
+		if (ack_now)
+			j->acked = true;
+		pthread_mutex_unlock(&queue_lock);
+		if (ack_now)
+			send_line("cancelled %s", id);
+		return;
 	}
 	struct job **pp = &queue_head, *prev = NULL;
 	while (*pp && strcmp((*pp)->id, id) != 0) {
 		prev = *pp;
 		pp = &(*pp)->next;
 	}
-	struct job *j = *pp;
+	j = *pp;
 	if (j) {
 		*pp = j->next;
 		if (queue_tail == j)
@@ -748,9 +769,11 @@ static void *reader_main(void *arg)
 		case MSG_QUIT:
 			pthread_mutex_lock(&queue_lock);
 			quitting = true;
-			if (running_ctx)
-				atomic_store(&running_ctx->stop, STOP_QUIT);
-			pthread_cond_signal(&queue_wake);
+			for (int k = 0; k < nslots; k++)
+				if (slots[k].ctx)
+					atomic_store(&slots[k].ctx->stop, STOP_QUIT);
+			pthread_cond_broadcast(&queue_wake);
+			pthread_cond_broadcast(&turn_wake);
 			pthread_mutex_unlock(&queue_lock);
 			line_reader_free(&lr);
 			return NULL;
@@ -761,7 +784,7 @@ static void *reader_main(void *arg)
 	line_reader_free(&lr);
 	pthread_mutex_lock(&queue_lock);
 	input_done = true;
-	pthread_cond_signal(&queue_wake);
+	pthread_cond_broadcast(&queue_wake);
 	pthread_mutex_unlock(&queue_lock);
 	return NULL;
 }
@@ -808,7 +831,25 @@ static void send_final(const struct job *j, enum solve_status st, const struct s
 	}
 }
 
-static void solve_jobs(struct job **jobs, int n)
+/* Waits for this batch's turn to answer (its place in the queue). */
+static void wait_turn(long turn)
+{
+	pthread_mutex_lock(&queue_lock);
+	while (turn_now != turn)
+		pthread_cond_wait(&turn_wake, &queue_lock);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+static void end_turn(void)
+{
+	pthread_mutex_lock(&queue_lock);
+	turn_now++;
+	pthread_cond_broadcast(&turn_wake);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+/* Solves the batch in slot sl and answers it in its turn. */
+static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 {
 	struct worker_ctx ctx = {.id = jobs[0]->id};
 	struct solve_result *res = calloc((size_t)n, sizeof *res);
@@ -822,7 +863,7 @@ static void solve_jobs(struct job **jobs, int n)
 		limit = jobs[i]->limit_ms > limit ? jobs[i]->limit_ms : limit;
 	ctx_start(&ctx, (double)limit / 1000.0, jobs[0]->progress_ms, jobs[0]->count, jobs[0]->seed);
 	pthread_mutex_lock(&queue_lock);
-	running_ctx = &ctx;
+	sl->ctx = &ctx;
 	if (quitting)
 		atomic_store(&ctx.stop, STOP_QUIT);
 	pthread_mutex_unlock(&queue_lock);
@@ -842,25 +883,90 @@ static void solve_jobs(struct job **jobs, int n)
 		free(out);
 	}
 	double ms = worker_elapsed_ms(&ctx);
+	/* still in the slot while it waits: a cancel finds its jobs */
+	wait_turn(turn);
 	pthread_mutex_lock(&queue_lock);
-	running_ctx = NULL;
-	nrunning = 0;
+	sl->ctx = NULL;
+	sl->n = 0;
 	bool quit = quitting;
 	pthread_mutex_unlock(&queue_lock);
 	if (!quit)
 		for (int i = 0; i < n; i++)
 			send_final(jobs[i], st[i], &res[i], (enum stop_reason)atomic_load(&ctx.stop), ms);
+	end_turn();
 	free(res);
 	free(st);
 }
 
+/* A solving thread: takes the next batch from the queue into its slot. */
+static void *solver_main(void *arg)
+{
+	struct slot *sl = arg;
+	for (;;) {
+		int n = 0;
+		pthread_mutex_lock(&queue_lock);
+		while (!queue_head && !input_done && !quitting)
+			pthread_cond_wait(&queue_wake, &queue_lock);
+		if (quitting || !queue_head) {
+			pthread_mutex_unlock(&queue_lock);
+			break;
+		}
+		const long turn = turns_taken++;
+		struct job *head = queue_head;
+		if (head->kind != JOB_SOLVE) {
+			/* already answered: keep its place in the order */
+			queue_head = head->next;
+			if (!queue_head)
+				queue_tail = NULL;
+			pthread_mutex_unlock(&queue_lock);
+			wait_turn(turn);
+			if (head->kind == JOB_CLASH) {
+				if (ALGO.kind == WORKER_COMPLETE)
+					send_line(head->count > 1 ? "count %s 0 reason=clash" : "unsat %s reason=clash",
+						  head->id);
+				else
+					send_line("gaveup %s unsat", head->id);
+			} else {
+				send_line("error %s %s", head->id, head->text);
+			}
+			end_turn();
+			free(head);
+			continue;
+		}
+		/* a batch: solve jobs from the head with the same count */
+		while (queue_head && queue_head->kind == JOB_SOLVE && n < opt.batch &&
+		       queue_head->count == head->count && (n == 0 || ALGO.solve_batch)) {
+			sl->jobs[n++] = queue_head;
+			queue_head = queue_head->next;
+		}
+		if (!queue_head)
+			queue_tail = NULL;
+		sl->n = n;
+		pthread_mutex_unlock(&queue_lock);
+		struct job **copy = malloc((size_t)n * sizeof *copy);
+		if (!copy) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+		memcpy(copy, sl->jobs, (size_t)n * sizeof *copy);
+		solve_jobs(sl, copy, n, turn);
+		for (int i = 0; i < n; i++)
+			free(copy[i]);
+		free(copy);
+	}
+	return NULL;
+}
+
 static int protocol_main(void)
 {
-	pthread_t reader;
+	pthread_t reader, solver[PROTO_SOLVERS];
 	signal(SIGPIPE, SIG_IGN);
-	running = calloc((size_t)opt.batch, sizeof *running);
-	if (!running)
-		return 2;
+	nslots = ALGO.solve_batch ? PROTO_SOLVERS : 1;
+	for (int k = 0; k < nslots; k++) {
+		slots[k].jobs = calloc((size_t)opt.batch, sizeof *slots[k].jobs);
+		if (!slots[k].jobs)
+			return 2;
+	}
 	char detail[sizeof device.detail + 16] = "";
 	if (device.detail[0]) {
 		char d[sizeof device.detail];
@@ -879,56 +985,14 @@ static int protocol_main(void)
 		return 2;
 	}
 	pthread_detach(reader);
-	for (;;) {
-		struct job **jobs = running;
-		int n = 0;
-		pthread_mutex_lock(&queue_lock);
-		while (!queue_head && !input_done && !quitting)
-			pthread_cond_wait(&queue_wake, &queue_lock);
-		if (quitting || !queue_head) {
-			pthread_mutex_unlock(&queue_lock);
-			break;
+	for (int k = 1; k < nslots; k++)
+		if (pthread_create(&solver[k], NULL, solver_main, &slots[k]) != 0) {
+			fprintf(stderr, "%s: cannot start a solving thread\n", program);
+			return 2;
 		}
-		struct job *head = queue_head;
-		if (head->kind != JOB_SOLVE) {
-			/* already answered: keep its place in the order */
-			queue_head = head->next;
-			if (!queue_head)
-				queue_tail = NULL;
-			pthread_mutex_unlock(&queue_lock);
-			if (head->kind == JOB_CLASH) {
-				if (ALGO.kind == WORKER_COMPLETE)
-					send_line(head->count > 1 ? "count %s 0 reason=clash" : "unsat %s reason=clash",
-						  head->id);
-				else
-					send_line("gaveup %s unsat", head->id);
-			} else {
-				send_line("error %s %s", head->id, head->text);
-			}
-			free(head);
-			continue;
-		}
-		/* a batch: solve jobs from the head with the same count */
-		while (queue_head && queue_head->kind == JOB_SOLVE && n < opt.batch &&
-		       queue_head->count == head->count && (n == 0 || ALGO.solve_batch)) {
-			jobs[n++] = queue_head;
-			queue_head = queue_head->next;
-		}
-		if (!queue_head)
-			queue_tail = NULL;
-		nrunning = n;
-		pthread_mutex_unlock(&queue_lock);
-		struct job **copy = malloc((size_t)n * sizeof *copy);
-		if (!copy) {
-			fprintf(stderr, "%s: out of memory\n", program);
-			exit(2);
-		}
-		memcpy(copy, jobs, (size_t)n * sizeof *copy);
-		solve_jobs(copy, n);
-		for (int i = 0; i < n; i++)
-			free(copy[i]);
-		free(copy);
-	}
+	solver_main(&slots[0]);
+	for (int k = 1; k < nslots; k++)
+		pthread_join(solver[k], NULL);
 	return 0;
 }
 

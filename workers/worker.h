@@ -78,10 +78,10 @@ struct worker_algorithm {
 	 * *res[i] (uninitialised: pointers into the driver's own records, so that
 	 * a big batch costs no second copy of them) and status[i]. A puzzle may
 	 * be short: its header and the cells used, no more (read those, never
-	 * copy the whole struct); so may res[i]->solution be read. In filter
-	 * mode two threads call it at once, each with its own batch and ctx (so
-	 * that one batch's expansion overlaps the other's launches), and init
-	 * runs in a thread of its own while the input is read. */
+	 * copy the whole struct); so may res[i]->solution be read. Two threads
+	 * call it (or solve) at once, each with its own batch and ctx, so that
+	 * one batch's expansion overlaps the other's launches; in filter mode
+	 * init runs in a thread of its own while the input is read. */
 	void (*solve_batch)(const struct grid *const *puzzles, int n, struct solve_result *const *res,
 			    enum solve_status *status, struct worker_ctx *ctx);
 	int batch_max;
