@@ -1148,39 +1148,18 @@ static void flush_pending(void)
 		ctx.where = where;
 		ctx.id = NULL;
 		ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0, opt.count_limit, opt.seed);
-		if (n == 1 || !ALGO.solve_batch) {
-			for (int i = 0; i < n; i++) {
-				if (i) {
-					if (input_name)
-						snprintf(where, sizeof where, "%s: line %ld", input_name, run[i]->item.line);
-					else
-						snprintf(where, sizeof where, "line %ld", run[i]->item.line);
-					ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0,
-						  opt.count_limit, opt.seed);
-				}
-				run[i]->st = ALGO.solve(&run[i]->item.grid, &run[i]->res, &ctx);
+		/* one puzzle at a time: an algorithm with solve_batch goes through
+		 * the pipeline (pipeline_main) */
+		for (int i = 0; i < n; i++) {
+			if (i) {
+				if (input_name)
+					snprintf(where, sizeof where, "%s: line %ld", input_name, run[i]->item.line);
+				else
+					snprintf(where, sizeof where, "line %ld", run[i]->item.line);
+				ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0, opt.count_limit,
+					  opt.seed);
 			}
-		} else {
-			/* the answers go straight to the pending records: a second
-			 * array of results (4 KB each) cost big batches more than the
-			 * GPU's launches did */
-			const struct grid **grids = malloc((size_t)n * sizeof *grids);
-			struct solve_result **res = malloc((size_t)n * sizeof *res);
-			enum solve_status *st = malloc((size_t)n * sizeof *st);
-			if (!grids || !res || !st) {
-				fprintf(stderr, "%s: out of memory\n", program);
-				exit(2);
-			}
-			for (int i = 0; i < n; i++) {
-				grids[i] = &run[i]->item.grid;
-				res[i] = &run[i]->res;
-			}
-			ALGO.solve_batch(grids, n, res, st, &ctx);
-			for (int i = 0; i < n; i++)
-				run[i]->st = st[i];
-			free(grids);
-			free(res);
-			free(st);
+			run[i]->st = ALGO.solve(&run[i]->item.grid, &run[i]->res, &ctx);
 		}
 		/* the answered part ends just after the last puzzle of the run */
 		int last = (int)(run[n - 1] - pending);
