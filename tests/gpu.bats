@@ -402,6 +402,21 @@ propagation_method() {
 	for l in "${seen[@]}"; do [[ $l != *" a"* ]]; done
 }
 
+@test "protocol: cancel of a batch waiting for its turn to answer is acknowledged at once" {
+	start_session sudoku-gpu --emulate --method=pdlx --protocol --batch=1
+	expect_line '^hello '
+	# q is solved beside h at once, and waits to answer after h
+	send "solve h $(cat "$DATA/hard25.txt")" "solve q $(head -n 1 "$DATA/gpu-9x9.txt")"
+	sleep 0.3
+	send "cancel q"
+	expect_line '^cancelled q$' 2
+	send "cancel h"
+	expect_line '^cancelled h$' 2
+	send "ping done"
+	expect_line '^pong done$' 2
+	for l in "${seen[@]}"; do [[ $l != "solution q "* ]]; done
+}
+
 @test "filter mode: a time limit ends an emulated search in time, each method" {
 	for m in spbf opbf pdlx; do
 		start=$(date +%s%N)

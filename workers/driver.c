@@ -584,6 +584,7 @@ struct slot {
 	struct job **jobs; /* opt.batch at most */
 	int n;
 	struct worker_ctx *ctx;
+	bool waiting; /* solved, waiting for its turn to answer */
 };
 static struct slot slots[PROTO_SOLVERS];
 static int nslots;
@@ -689,10 +690,10 @@ static void handle_cancel(const char *id)
 			int none = STOP_NONE;
 			atomic_compare_exchange_strong(&sl->ctx->stop, &none, STOP_CANCEL);
 		}
-		/* a batch that goes on for the others must not hold this
-		 * acknowledgement back (PROTOCOL.md 8): send it now, and
-		 * nothing when the batch ends */
-		bool ack_now = !all && !j->acked;
+		/* a batch that goes on for the others, or one that waits for
+		 * the batch before it, must not hold this acknowledgement back
+		 * (PROTOCOL.md 8): send it now, and nothing when it answers */
+		bool ack_now = (!all || sl->waiting) && !j->acked;
 		if (ack_now)
 			j->acked = true;
 		pthread_mutex_unlock(&queue_lock);
@@ -883,11 +884,28 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 		free(out);
 	}
 	double ms = worker_elapsed_ms(&ctx);
-	/* still in the slot while it waits: a cancel finds its jobs */
+	/* still in the slot while it waits for its turn, so that a cancel
+	 * finds its jobs; those cancelled already are acknowledged now */
+	bool *ack = calloc((size_t)n, sizeof *ack);
+	if (!ack) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	pthread_mutex_lock(&queue_lock);
+	sl->waiting = true;
+	for (int i = 0; i < n; i++)
+		if (atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked)
+			ack[i] = jobs[i]->acked = true;
+	pthread_mutex_unlock(&queue_lock);
+	for (int i = 0; i < n; i++)
+		if (ack[i])
+			send_line("cancelled %s", jobs[i]->id);
+	free(ack);
 	wait_turn(turn);
 	pthread_mutex_lock(&queue_lock);
 	sl->ctx = NULL;
 	sl->n = 0;
+	sl->waiting = false;
 	bool quit = quitting;
 	pthread_mutex_unlock(&queue_lock);
 	if (!quit)
