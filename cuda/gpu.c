@@ -7,9 +7,17 @@
  * wins (a flag set atomically, §3.1). A batch of puzzles shares launches:
  * their trees form one frontier. --emulate runs the kernels' own per-tree
  * code on the CPU (cuda/emulate.c). Complete: all trees exhausted without
- * an answer proves there is none; counting adds up the trees' solutions. */
+ * an answer proves there is none; counting adds up the trees' solutions.
+ * The driver's filter pipeline solves two batches at once: each takes one
+ * of two lanes (host arrays here; a stream and device buffers in
+ * kernels.cu), so one batch's expansion overlaps the other's launches.
+ * --method=auto, the default, takes CPW up to 16x16 and PDLX by the
+ * smallest column beyond; a search in brute force's order that runs long
+ * says so (SLOW_NOTICE_MS). */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,12 +27,13 @@
 #include "gpu_run.h"
 #include "workers/worker.h"
 
-static int method = GPU_OPBF;
+/* --method's last choice: the method that fits each grid size */
+#define METHOD_AUTO (GPU_CPW + 1)
+static int method = METHOD_AUTO;
 static int expand_size;       /* 0: the method's default */
 static int threads_per_block; /* 0: the default */
 static bool emulate;
 static int dlx_column = ORDER_ROWS;
-static bool timing;
 /* CPW's split: 250 passes, measured on an H100 over the 17-clue set
  * (contrib/bench/gpu-h100.md, with pageable host arrays then): its
  * transfers and kernels took 9.3 ms at 250, 9.7 at 500, 10.5 at 1000,
@@ -37,14 +46,16 @@ static int split_passes = DEFAULT_SPLIT;
 
 /* The driver wraps each option's help; a '\n' starts a line of a list. */
 static const struct worker_option gpu_options[] = {
-	{"method", OPT_CHOICE, &method, 0, 0, "spbf|opbf|pdlx|cp|cpw",
+	{"method", OPT_CHOICE, &method, 0, 0, "spbf|opbf|pdlx|cp|cpw|auto",
 	 "the search on the GPU (§3's three, and two not the paper's; cpw is the one for "
 	 "batches):\n"
 	 "spbf: a thread per tree, boxes 2x2 to 8x8;\n"
 	 "opbf: a thread per cell of a tree, boxes 2x2 to 5x5;\n"
 	 "pdlx: Dancing Links per thread, boxes 2x2 to 8x8;\n"
 	 "cp: sudoku-cp's search by a thread, boxes 2x2, 3x3;\n"
-	 "cpw: cp's search by a warp per tree, boxes 2x2 to 4x4\n"},
+	 "cpw: cp's search by a warp per tree, boxes 2x2 to 4x4;\n"
+	 "auto: cpw up to 16x16, pdlx --dlx-column=min beyond\n"
+	 "spbf, opbf and pdlx search in brute force's order: hours on some hard puzzles\n"},
 	{"expand", OPT_INT, &expand_size, 0, 1 << 22, NULL,
 	 "expand size s: search trees per puzzle from the CPU's breadth-first expansion; 0: the "
 	 "launch's total shared by its puzzles (SPBF 32768, OPBF 2048, PDLX 8192; at least 1; CP "
@@ -60,10 +71,6 @@ static const struct worker_option gpu_options[] = {
 	 "node, the digits left on its stack) to the next launch, where idle warps share it; 0: "
 	 "never"},
 	{"emulate", OPT_FLAG, &emulate, 0, 0, NULL, "run the kernels' code on the CPU (no GPU needed)"},
-	{"timing", OPT_FLAG, &timing, 0, 0, NULL,
-	 "report each launch's puzzles, trees and times in ms as progress is reported: the CPU's "
-	 "expansion, the launch, and its copies in, kernel and copies out on the device's clock "
-	 "(emulated: no copies, the kernel is the whole launch)"},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
 };
 
@@ -115,9 +122,55 @@ static void *host_reserve(struct host_array *a, size_t size)
 	return a->p;
 }
 
-static struct frontier frontier;                 /* the trees of a launch */
-static struct host_array ctl_memory, solutions_memory; /* a launch's puzzles' */
-static struct host_array spill_memory[2], spill_puzzle_memory[2]; /* CPW's pieces, in and out */
+/* A lane runs one batch at a time: the driver solves two batches at once
+ * (one's expansion on the CPU beside the other's launches), each in a lane
+ * with its own host arrays and, on the device, its own stream and buffers. */
+struct lane {
+	bool busy;
+	struct frontier frontier;                        /* the trees of a launch */
+	struct host_array ctl_memory, solutions_memory; /* a launch's puzzles' */
+	struct host_array spill_memory[2], spill_puzzle_memory[2]; /* CPW's pieces, in and out */
+};
+static struct lane lanes[GPU_LANES];
+static pthread_mutex_t lane_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t lane_free = PTHREAD_COND_INITIALIZER;
+
+static int lane_take(void)
+{
+	pthread_mutex_lock(&lane_lock);
+	int k;
+	for (;;) {
+		for (k = 0; k < GPU_LANES && lanes[k].busy; k++)
+			;
+		if (k < GPU_LANES)
+			break;
+		pthread_cond_wait(&lane_free, &lane_lock);
+	}
+	lanes[k].busy = true;
+	pthread_mutex_unlock(&lane_lock);
+	return k;
+}
+
+static void lane_give_back(int k)
+{
+	pthread_mutex_lock(&lane_lock);
+	lanes[k].busy = false;
+	pthread_cond_signal(&lane_free);
+	pthread_mutex_unlock(&lane_lock);
+}
+
+/* The method for puzzles of box size box: --method's, or auto's choice. */
+static enum gpu_method method_for(int box)
+{
+	if (method != METHOD_AUTO)
+		return (enum gpu_method)method;
+	return box <= gpu_method_max_box(GPU_CPW, &limits) ? GPU_CPW : GPU_PDLX;
+}
+
+static int order_for(enum gpu_method m)
+{
+	return method == METHOD_AUTO && m == GPU_PDLX ? ORDER_MIN : dlx_column;
+}
 
 static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 {
@@ -129,8 +182,8 @@ static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 		snprintf(msg, msgsz, "--dlx-column is for --method=pdlx");
 		return -1;
 	}
-	if (split_passes != DEFAULT_SPLIT && method != GPU_CPW) {
-		snprintf(msg, msgsz, "--split is for --method=cpw");
+	if (split_passes != DEFAULT_SPLIT && method != GPU_CPW && method != METHOD_AUTO) {
+		snprintf(msg, msgsz, "--split is for --method=cpw (or auto)");
 		return -1;
 	}
 	if (emulate) {
@@ -144,7 +197,8 @@ static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 		wi->device = "none";
 		return 0;
 	}
-	int max_box = gpu_method_max_box((enum gpu_method)method, &limits);
+	int max_box = method == METHOD_AUTO ? gpu_method_max_box(GPU_PDLX, &limits)
+					    : gpu_method_max_box((enum gpu_method)method, &limits);
 	if (max_box < 2) {
 		wi->device = "none";
 		snprintf(wi->detail, sizeof wi->detail, "%s: too small for any grid with this method",
@@ -152,28 +206,65 @@ static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 		return 0;
 	}
 	wi->max_box = max_box;
-	frontier_init(&frontier, 0); /* its grid size is set by each batch */
-	frontier.alloc = host_alloc;
-	frontier.release = host_release;
+	for (int k = 0; k < GPU_LANES; k++) {
+		struct frontier *f = &lanes[k].frontier;
+		frontier_init(f, 0); /* its grid size is set by each batch */
+		f->alloc = host_alloc;
+		f->release = host_release;
+	}
 	usable = true;
 	return 0;
 }
 
 /* --- the runner's hooks: the driver's stop and progress --- */
 
+/* What the hooks of a group's launches know. */
+struct hook_arg {
+	struct worker_ctx *ctx;
+	enum gpu_method method;
+	int order;
+	int npuzzles;
+};
+
+/* A search in brute force's order that has run this long, plus a little
+ * for each puzzle of its batch, may run for hours (emulated, far longer):
+ * the user hears so, once. A batch of easy puzzles takes well under the
+ * allowance (8400 of tests/data's 9x9 by SPBF emulated: 0.3 ms each). */
+#define SLOW_NOTICE_MS 5000
+#define SLOW_NOTICE_PER_PUZZLE_MS 5
+static atomic_bool slow_noticed;
+
+static const char *const method_names[] = {[GPU_SPBF] = "SPBF", [GPU_OPBF] = "OPBF", [GPU_PDLX] = "PDLX",
+					   [GPU_CPT] = "CP", [GPU_CPW] = "CPW"};
+
 static bool hook_stop(void *arg)
 {
-	return worker_should_stop(arg);
+	const struct hook_arg *h = arg;
+	const bool brute_force = h->method == GPU_SPBF || h->method == GPU_OPBF ||
+				 (h->method == GPU_PDLX && h->order == ORDER_ROWS);
+	if (brute_force && !atomic_load_explicit(&slow_noticed, memory_order_relaxed)) {
+		const double ms = worker_elapsed_ms(h->ctx);
+		if (ms > SLOW_NOTICE_MS + SLOW_NOTICE_PER_PUZZLE_MS * (double)h->npuzzles &&
+		    !atomic_exchange(&slow_noticed, true))
+			worker_notice(h->ctx,
+				      "%s%s has searched for %.0f s: it branches in brute force's order, "
+				      "which can take hours on a hard puzzle; --method=cpw (or auto) "
+				      "propagates, and --time-limit bounds the wait",
+				      method_names[h->method], emulate ? " emulated" : "", ms / 1e3);
+	}
+	return worker_should_stop(h->ctx);
 }
 
 static bool hook_progress_due(void *arg)
 {
-	return worker_progress_wanted(arg);
+	const struct hook_arg *h = arg;
+	return worker_progress_wanted(h->ctx);
 }
 
 static void hook_progress(void *arg, uint64_t nodes, uint64_t trees_done, uint64_t trees)
 {
-	worker_progress(arg, "trees=%llu/%llu nodes=%llu", (unsigned long long)trees_done,
+	const struct hook_arg *h = arg;
+	worker_progress(h->ctx, "trees=%llu/%llu nodes=%llu", (unsigned long long)trees_done,
 			(unsigned long long)trees, (unsigned long long)nodes);
 }
 
@@ -189,8 +280,8 @@ static double now_ms(void)
 /* The launch of a job's trees; with CPW's split, then the launches of the
  * pieces that trees cut short left (those of puzzles still open), until
  * none is left. --timing reports each launch. Returns 0, or -1 with err. */
-static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct worker_ctx *ctx, double expand_ms,
-		  char *err, size_t errsz)
+static int launch(struct lane *ln, struct gpu_job *job, const struct gpu_hooks *hooks, struct worker_ctx *ctx,
+		  double expand_ms, char *err, size_t errsz)
 {
 	const size_t cells = (size_t)job->cells;
 	int out = 0; /* the spill arrays a launch writes; the other side's are its trees */
@@ -202,9 +293,9 @@ static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct wor
 			long cap = 4L * job->ntrees + 4096;
 			if (cap > SPILL_BYTES / (long)(cells * sizeof *job->spill))
 				cap = SPILL_BYTES / (long)(cells * sizeof *job->spill);
-			job->spill = host_reserve(&spill_memory[out], (size_t)cap * cells * sizeof *job->spill);
+			job->spill = host_reserve(&ln->spill_memory[out], (size_t)cap * cells * sizeof *job->spill);
 			job->spill_puzzle =
-				host_reserve(&spill_puzzle_memory[out], (size_t)cap * sizeof *job->spill_puzzle);
+				host_reserve(&ln->spill_puzzle_memory[out], (size_t)cap * sizeof *job->spill_puzzle);
 			if (!job->spill || !job->spill_puzzle) {
 				snprintf(err, errsz, "out of memory");
 				rc = -1;
@@ -215,9 +306,10 @@ static int launch(struct gpu_job *job, const struct gpu_hooks *hooks, struct wor
 		double t1 = now_ms();
 		rc = emulate ? gpu_emulate(job, hooks, err, errsz) : gpu_cuda_run(job, hooks, err, errsz);
 		const double launch_ms = now_ms() - t1;
+		worker_stage_time("launches", launch_ms);
 		if (emulate)
 			job->kernel_ms = (float)launch_ms;
-		if (timing) /* the driver's report channel, as progress is */
+		if (worker_timing_wanted()) /* the driver's report channel, as progress is */
 			worker_progress(ctx,
 					"launch puzzles=%d trees=%ld expand_ms=%.3f launch_ms=%.3f copy_in_ms=%.3f "
 					"kernel_ms=%.3f copy_out_ms=%.3f",
@@ -245,6 +337,10 @@ struct group {
 	struct solve_result *const *res;
 	enum solve_status *status;
 	struct worker_ctx *ctx;
+	struct lane *lane;
+	int lane_index;
+	enum gpu_method method; /* the group's: --method's, or auto's for its size */
+	int order;
 };
 
 static void give_up(struct group *g, int from, int to, const char *why)
@@ -285,19 +381,19 @@ static void solve_group(struct group *g)
 	const struct grid *p0 = g->puzzles[g->index[0]];
 	const int cells = p0->cells;
 	const long limit = worker_count_limit(g->ctx);
-	long s = expand_size ? expand_size : default_trees[method] / g->n;
+	long s = expand_size ? expand_size : default_trees[g->method] / g->n;
 	if (s < 1)
 		s = 1;
 	if (s > FRONTIER_BYTES / cells)
 		s = FRONTIER_BYTES / cells;
-	struct frontier *f = &frontier;
+	struct frontier *f = &g->lane->frontier;
 	if (f->cells != cells) { /* the arrays are another grid size's */
 		frontier_free(f);
 		f->cells = cells;
 	}
 	/* a puzzle's solution is read only when counted (not cleared) */
-	struct gpu_ctl *ctl = host_reserve(&ctl_memory, (size_t)g->n * sizeof *ctl);
-	uint8_t *solutions = host_reserve(&solutions_memory, (size_t)g->n * (size_t)cells);
+	struct gpu_ctl *ctl = host_reserve(&g->lane->ctl_memory, (size_t)g->n * sizeof *ctl);
+	uint8_t *solutions = host_reserve(&g->lane->solutions_memory, (size_t)g->n * (size_t)cells);
 	/* the first launch's room at once, not by doublings */
 	long room = (long)g->n * s;
 	if (room > FRONTIER_BYTES / cells)
@@ -306,7 +402,8 @@ static void solve_group(struct group *g)
 		give_up(g, 0, g->n, "out of memory");
 		return;
 	}
-	const struct gpu_hooks hooks = {g->ctx, hook_stop, hook_progress_due, hook_progress};
+	struct hook_arg harg = {g->ctx, g->method, g->order, g->n};
+	const struct gpu_hooks hooks = {&harg, hook_stop, hook_progress_due, hook_progress};
 	for (int start = 0; start < g->n;) {
 		/* the CPU's expansion of as many puzzles as one launch holds */
 		frontier_clear(f);
@@ -317,7 +414,7 @@ static void solve_group(struct group *g)
 			int i = g->index[start + k];
 			struct expand_result er;
 			enum expand_status es =
-				expand_puzzle(g->puzzles[i], k, s, (enum branch_order)dlx_column, limit, f,
+				expand_puzzle(g->puzzles[i], k, s, (enum branch_order)g->order, limit, f,
 					      &er, solutions + (size_t)k * (size_t)cells, g->ctx);
 			memset(&ctl[k], 0, sizeof ctl[k]);
 			ctl[k].count = (uint64_t)er.solutions;
@@ -337,7 +434,8 @@ static void solve_group(struct group *g)
 		if (f->n > 0 && !stopped) {
 			struct gpu_job job;
 			memset(&job, 0, sizeof job);
-			job.method = (enum gpu_method)method;
+			job.method = g->method;
+			job.lane = g->lane_index;
 			job.box = p0->box;
 			job.side = p0->side;
 			job.cells = cells;
@@ -349,10 +447,12 @@ static void solve_group(struct group *g)
 			job.solutions = solutions;
 			job.count_limit = (uint64_t)limit;
 			job.threads = threads_per_block ? threads_per_block : DEFAULT_THREADS;
-			job.order = dlx_column;
-			job.split_passes = method == GPU_CPW ? split_passes : 0;
+			job.order = g->order;
+			job.split_passes = g->method == GPU_CPW ? split_passes : 0;
 			char err[200] = "";
-			int rc = launch(&job, &hooks, g->ctx, now_ms() - t0, err, sizeof err);
+			const double expand_ms = now_ms() - t0;
+			worker_stage_time("expansion", expand_ms);
+			int rc = launch(g->lane, &job, &hooks, g->ctx, expand_ms, err, sizeof err);
 			if (rc < 0) {
 				char why[128];
 				snprintf(why, sizeof why, "%s: %s", emulate ? "emulation" : "CUDA", err);
@@ -393,15 +493,18 @@ static void gpu_solve_batch(const struct grid *const *puzzles, int n, struct sol
 		free(index);
 		return;
 	}
-	/* one group of launches per grid size */
+	/* one group of launches per grid size, in a lane of its own */
+	const int k = lane_take();
 	for (int box = GRID_MIN_BOX; box <= GRID_MAX_BOX; box++) {
-		struct group g = {puzzles, index, 0, res, status, ctx};
+		const enum gpu_method m = method_for(box);
+		struct group g = {puzzles, index, 0, res, status, ctx, &lanes[k], k, m, order_for(m)};
 		for (int i = 0; i < n; i++)
 			if (puzzles[i]->box == box)
 				index[g.n++] = i;
 		if (g.n)
 			solve_group(&g);
 	}
+	lane_give_back(k);
 	free(index);
 }
 
@@ -424,5 +527,7 @@ const struct worker_algorithm worker_algorithm = {
 	.init = gpu_init,
 	.solve = gpu_solve,
 	.solve_batch = gpu_solve_batch,
-	.batch_max = 8192,
+	/* two batches in flight: launches of 32768 puzzles each; the split's
+	 * relaunches of one overlap the other's first launch */
+	.batch_max = 32768,
 };

@@ -18,8 +18,13 @@
 extern "C" {
 #endif
 
+/* Jobs that may run at once, each in its own lane: on the device, a stream
+ * and buffers of its own. */
+#define GPU_LANES 2
+
 struct gpu_job {
 	enum gpu_method method;
+	int lane;                    /* 0 to GPU_LANES - 1: no two running jobs share one */
 	int box, side, cells;
 	int ntrees, npuzzles;
 	const uint8_t *trees;        /* ntrees × cells */

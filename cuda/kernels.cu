@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <cuda_runtime.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -118,21 +119,29 @@ struct dev_buffer {
 	size_t size;
 };
 
-static struct {
-	bool open;
-	int device;
-	struct gpu_limits lim;
+/* What a lane's jobs have to themselves: two host threads run jobs at once,
+ * each in its lane, and their copies and kernels overlap on the device. */
+struct cuda_lane {
 	cudaStream_t run, monitor;
 	int32_t *stop_host;       /* pinned: the value copied to stop_dev */
 	int32_t *stop_dev;        /* device memory: the kernels' stop flag */
 	uint64_t *status_host;    /* pinned: trees done, read during a run */
 	struct dev_buffer trees, tree_puzzle, ctl, solutions, trees_done, work, next_tree;
 	struct dev_buffer tree_masks, spill, spill_puzzle, spill_count; /* CPW's split */
-	bool cpt_stack_set;
 	/* a launch's phases on the stream's clock: before the copies in,
 	 * the kernel's start, its end, the last copy out */
 	cudaEvent_t phase[4];
+};
+
+static struct {
+	bool open;
+	int device;
+	struct gpu_limits lim;
+	struct cuda_lane lane[GPU_LANES];
+	bool cpt_stack_set;
 } cu;
+/* CP's stack size is the device's, set once, by the first lane to need it */
+static pthread_mutex_t cpt_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int fail(char *err, size_t errsz, const char *what, cudaError_t e)
 {
@@ -166,16 +175,24 @@ extern "C" int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detail
 	cudaDeviceProp prop;
 	cu.device = 0;
 	if ((e = cudaGetDeviceProperties(&prop, cu.device)) != cudaSuccess ||
-	    (e = cudaSetDevice(cu.device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess ||
-	    (e = cudaStreamCreateWithFlags(&cu.run, cudaStreamNonBlocking)) != cudaSuccess ||
-	    (e = cudaStreamCreateWithFlags(&cu.monitor, cudaStreamNonBlocking)) != cudaSuccess ||
-	    (e = cudaMallocHost((void **)&cu.stop_host, sizeof *cu.stop_host)) != cudaSuccess ||
-	    (e = cudaMalloc((void **)&cu.stop_dev, sizeof *cu.stop_dev)) != cudaSuccess ||
-	    (e = cudaMallocHost((void **)&cu.status_host, sizeof *cu.status_host)) != cudaSuccess ||
-	    (e = cudaEventCreate(&cu.phase[0])) != cudaSuccess || (e = cudaEventCreate(&cu.phase[1])) != cudaSuccess ||
-	    (e = cudaEventCreate(&cu.phase[2])) != cudaSuccess || (e = cudaEventCreate(&cu.phase[3])) != cudaSuccess) {
+	    (e = cudaSetDevice(cu.device)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess) {
 		snprintf(detail, detailsz, "CUDA device 0 unusable: %s", cudaGetErrorString(e));
 		return -1;
+	}
+	for (int k = 0; k < GPU_LANES; k++) {
+		struct cuda_lane *ln = &cu.lane[k];
+		if ((e = cudaStreamCreateWithFlags(&ln->run, cudaStreamNonBlocking)) != cudaSuccess ||
+		    (e = cudaStreamCreateWithFlags(&ln->monitor, cudaStreamNonBlocking)) != cudaSuccess ||
+		    (e = cudaMallocHost((void **)&ln->stop_host, sizeof *ln->stop_host)) != cudaSuccess ||
+		    (e = cudaMalloc((void **)&ln->stop_dev, sizeof *ln->stop_dev)) != cudaSuccess ||
+		    (e = cudaMallocHost((void **)&ln->status_host, sizeof *ln->status_host)) != cudaSuccess ||
+		    (e = cudaEventCreate(&ln->phase[0])) != cudaSuccess ||
+		    (e = cudaEventCreate(&ln->phase[1])) != cudaSuccess ||
+		    (e = cudaEventCreate(&ln->phase[2])) != cudaSuccess ||
+		    (e = cudaEventCreate(&ln->phase[3])) != cudaSuccess) {
+			snprintf(detail, detailsz, "CUDA device 0 unusable: %s", cudaGetErrorString(e));
+			return -1;
+		}
 	}
 	/* a device older than the code built (--with-cuda-arch) has no kernel
 	 * image: say so now, so that hello says device=none */
@@ -232,27 +249,29 @@ static double now_us(void)
 
 /* Sums the puzzles' node counts and reads the trees done, while the kernel
  * runs (copies on the monitor stream, beside the kernel's stream). */
-static void report_progress(struct gpu_job *job, const struct gpu_hooks *hooks, struct gpu_ctl *ctl_now)
+static void report_progress(struct cuda_lane *ln, struct gpu_job *job, const struct gpu_hooks *hooks,
+			    struct gpu_ctl *ctl_now)
 {
 	size_t bytes = (size_t)job->npuzzles * sizeof(struct gpu_ctl);
-	if (cudaMemcpyAsync(ctl_now, cu.ctl.p, bytes, cudaMemcpyDeviceToHost, cu.monitor) != cudaSuccess ||
-	    cudaMemcpyAsync(cu.status_host, cu.trees_done.p, sizeof(uint64_t), cudaMemcpyDeviceToHost,
-			    cu.monitor) != cudaSuccess ||
-	    cudaStreamSynchronize(cu.monitor) != cudaSuccess)
+	if (cudaMemcpyAsync(ctl_now, ln->ctl.p, bytes, cudaMemcpyDeviceToHost, ln->monitor) != cudaSuccess ||
+	    cudaMemcpyAsync(ln->status_host, ln->trees_done.p, sizeof(uint64_t), cudaMemcpyDeviceToHost,
+			    ln->monitor) != cudaSuccess ||
+	    cudaStreamSynchronize(ln->monitor) != cudaSuccess)
 		return;
 	uint64_t nodes = 0;
 	for (int p = 0; p < job->npuzzles; p++)
 		nodes += ctl_now[p].nodes;
-	hooks->progress(hooks->arg, nodes, *cu.status_host, (uint64_t)job->ntrees);
+	hooks->progress(hooks->arg, nodes, *ln->status_host, (uint64_t)job->ntrees);
 }
 
 extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz)
 {
 	cudaError_t e;
-	if (!cu.open) {
+	if (!cu.open || job->lane < 0 || job->lane >= GPU_LANES) {
 		snprintf(err, errsz, "no device");
 		return -1;
 	}
+	struct cuda_lane *ln = &cu.lane[job->lane];
 	const size_t cells = (size_t)job->cells;
 	const size_t ntrees = (size_t)job->ntrees, npuzzles = (size_t)job->npuzzles;
 	struct gpu_launch L;
@@ -260,23 +279,23 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	job->stopped = false;
 
 	/* line 3: allocate (kept from earlier launches when big enough) */
-	if ((e = reserve(&cu.trees, ntrees * cells)) != cudaSuccess ||
-	    (e = reserve(&cu.tree_puzzle, ntrees * sizeof(int32_t))) != cudaSuccess ||
-	    (e = reserve(&cu.ctl, npuzzles * sizeof(struct gpu_ctl))) != cudaSuccess ||
-	    (e = reserve(&cu.solutions, npuzzles * cells)) != cudaSuccess ||
-	    (e = reserve(&cu.trees_done, sizeof(uint64_t))) != cudaSuccess)
+	if ((e = reserve(&ln->trees, ntrees * cells)) != cudaSuccess ||
+	    (e = reserve(&ln->tree_puzzle, ntrees * sizeof(int32_t))) != cudaSuccess ||
+	    (e = reserve(&ln->ctl, npuzzles * sizeof(struct gpu_ctl))) != cudaSuccess ||
+	    (e = reserve(&ln->solutions, npuzzles * cells)) != cudaSuccess ||
+	    (e = reserve(&ln->trees_done, sizeof(uint64_t))) != cudaSuccess)
 		return fail(err, errsz, "cudaMalloc", e);
 	L.box = job->box;
 	L.side = job->side;
 	L.cells = job->cells;
 	L.ntrees = job->ntrees;
-	L.trees = (const uint8_t *)cu.trees.p;
-	L.tree_puzzle = (const int32_t *)cu.tree_puzzle.p;
-	L.ctl = (struct gpu_ctl *)cu.ctl.p;
-	L.solutions = (uint8_t *)cu.solutions.p;
+	L.trees = (const uint8_t *)ln->trees.p;
+	L.tree_puzzle = (const int32_t *)ln->tree_puzzle.p;
+	L.ctl = (struct gpu_ctl *)ln->ctl.p;
+	L.solutions = (uint8_t *)ln->solutions.p;
 	L.count_limit = job->count_limit;
-	L.stop = cu.stop_dev;
-	L.trees_done = (uint64_t *)cu.trees_done.p;
+	L.stop = ln->stop_dev;
+	L.trees_done = (uint64_t *)ln->trees_done.p;
 	L.poll_steps = GPU_POLL_STEPS;
 	L.order = job->order;
 
@@ -304,15 +323,15 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		if ((e = cudaMemGetInfo(&free_mem, &total)) != cudaSuccess)
 			return fail(err, errsz, "cudaMemGetInfo", e);
 		size_t words = (size_t)dlx_workspace_words(job->box);
-		size_t fit = (free_mem + cu.work.size) / 4 / (words * sizeof(int32_t));
+		size_t fit = (free_mem + ln->work.size) / 4 / (words * sizeof(int32_t));
 		size_t workers = fit < ntrees ? fit : ntrees;
 		if (workers < 1) {
 			snprintf(err, errsz, "not enough device memory for one Dancing Links");
 			return -1;
 		}
-		if ((e = reserve(&cu.work, workers * words * sizeof(int32_t))) != cudaSuccess)
+		if ((e = reserve(&ln->work, workers * words * sizeof(int32_t))) != cudaSuccess)
 			return fail(err, errsz, "cudaMalloc", e);
-		L.work = cu.work.p;
+		L.work = ln->work.p;
 		L.work_bytes = (long)(words * sizeof(int32_t));
 		L.workers = (int)workers;
 		threads = job->threads;
@@ -324,11 +343,13 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		blocks = (long)((ntrees + (size_t)threads - 1) / (size_t)threads);
 		/* the levels are the kernel's frame: room for them in local memory
 		 * (set once: a change of the limit reallocates it) */
-		if (!cu.cpt_stack_set) {
-			if ((e = cudaDeviceSetLimit(cudaLimitStackSize, sizeof(struct cpt_tree) + 1024)) != cudaSuccess)
-				return fail(err, errsz, "CP local memory", e);
-			cu.cpt_stack_set = true;
-		}
+		pthread_mutex_lock(&cpt_lock);
+		e = cu.cpt_stack_set ? cudaSuccess
+				     : cudaDeviceSetLimit(cudaLimitStackSize, sizeof(struct cpt_tree) + 1024);
+		cu.cpt_stack_set = e == cudaSuccess;
+		pthread_mutex_unlock(&cpt_lock);
+		if (e != cudaSuccess)
+			return fail(err, errsz, "CP local memory", e);
 		break;
 	case GPU_CPW: {
 		/* whole warps; as many as stay resident (more would only queue),
@@ -349,33 +370,33 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 		if (warps > ntrees)
 			warps = ntrees;
 		size_t stack = (size_t)cpw_stack_bytes(job->cells);
-		if ((e = reserve(&cu.work, warps * stack)) != cudaSuccess ||
-		    (e = reserve(&cu.next_tree, sizeof(int32_t))) != cudaSuccess ||
-		    (e = cudaMemsetAsync(cu.next_tree.p, 0, sizeof(int32_t), cu.run)) != cudaSuccess)
+		if ((e = reserve(&ln->work, warps * stack)) != cudaSuccess ||
+		    (e = reserve(&ln->next_tree, sizeof(int32_t))) != cudaSuccess ||
+		    (e = cudaMemsetAsync(ln->next_tree.p, 0, sizeof(int32_t), ln->run)) != cudaSuccess)
 			return fail(err, errsz, "CPW stacks", e);
-		L.work = cu.work.p;
+		L.work = ln->work.p;
 		L.work_bytes = (long)stack;
 		L.workers = (int)warps;
-		L.next_tree = (int32_t *)cu.next_tree.p;
+		L.next_tree = (int32_t *)ln->next_tree.p;
 		if (job->tree_masks) {
 			size_t bytes = ntrees * cells * sizeof(uint16_t);
-			if ((e = reserve(&cu.tree_masks, bytes)) != cudaSuccess ||
-			    (e = cudaMemcpyAsync(cu.tree_masks.p, job->tree_masks, bytes, cudaMemcpyHostToDevice,
-						 cu.run)) != cudaSuccess)
+			if ((e = reserve(&ln->tree_masks, bytes)) != cudaSuccess ||
+			    (e = cudaMemcpyAsync(ln->tree_masks.p, job->tree_masks, bytes, cudaMemcpyHostToDevice,
+						 ln->run)) != cudaSuccess)
 				return fail(err, errsz, "CPW's masks", e);
-			L.tree_masks = (const uint16_t *)cu.tree_masks.p;
+			L.tree_masks = (const uint16_t *)ln->tree_masks.p;
 		}
 		if (job->split_passes) {
 			size_t cap = (size_t)job->spill_cap;
-			if ((e = reserve(&cu.spill, cap * cells * sizeof(uint16_t))) != cudaSuccess ||
-			    (e = reserve(&cu.spill_puzzle, cap * sizeof(int32_t))) != cudaSuccess ||
-			    (e = reserve(&cu.spill_count, sizeof(int32_t))) != cudaSuccess ||
-			    (e = cudaMemsetAsync(cu.spill_count.p, 0, sizeof(int32_t), cu.run)) != cudaSuccess)
+			if ((e = reserve(&ln->spill, cap * cells * sizeof(uint16_t))) != cudaSuccess ||
+			    (e = reserve(&ln->spill_puzzle, cap * sizeof(int32_t))) != cudaSuccess ||
+			    (e = reserve(&ln->spill_count, sizeof(int32_t))) != cudaSuccess ||
+			    (e = cudaMemsetAsync(ln->spill_count.p, 0, sizeof(int32_t), ln->run)) != cudaSuccess)
 				return fail(err, errsz, "CPW's split", e);
 			L.split_passes = job->split_passes;
-			L.spill = (uint16_t *)cu.spill.p;
-			L.spill_puzzle = (int32_t *)cu.spill_puzzle.p;
-			L.spill_count = (int32_t *)cu.spill_count.p;
+			L.spill = (uint16_t *)ln->spill.p;
+			L.spill_puzzle = (int32_t *)ln->spill_puzzle.p;
+			L.spill_count = (int32_t *)ln->spill_count.p;
 			L.spill_cap = job->spill_cap;
 		}
 		blocks = (long)((warps + (size_t)warps_per_block - 1) / (size_t)warps_per_block);
@@ -385,54 +406,54 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	job->threads_used = threads;
 
 	/* line 4: the transfer (of the boards, unless the trees are CPW's masks) */
-	if ((e = cudaEventRecord(cu.phase[0], cu.run)) != cudaSuccess ||
-	    (job->trees && (e = cudaMemcpyAsync(cu.trees.p, job->trees, ntrees * cells, cudaMemcpyHostToDevice,
-						 cu.run)) != cudaSuccess) ||
-	    (e = cudaMemcpyAsync(cu.tree_puzzle.p, job->tree_puzzle, ntrees * sizeof(int32_t),
-				 cudaMemcpyHostToDevice, cu.run)) != cudaSuccess ||
-	    (!job->resident && (e = cudaMemcpyAsync(cu.ctl.p, job->ctl, npuzzles * sizeof(struct gpu_ctl),
-						     cudaMemcpyHostToDevice, cu.run)) != cudaSuccess) ||
-	    (!job->resident && (e = cudaMemcpyAsync(cu.solutions.p, job->solutions, npuzzles * cells,
-						     cudaMemcpyHostToDevice, cu.run)) != cudaSuccess) ||
-	    (e = cudaMemsetAsync(cu.trees_done.p, 0, sizeof(uint64_t), cu.run)) != cudaSuccess ||
-	    (e = cudaMemsetAsync(cu.stop_dev, 0, sizeof *cu.stop_dev, cu.run)) != cudaSuccess ||
-	    (e = cudaEventRecord(cu.phase[1], cu.run)) != cudaSuccess)
+	if ((e = cudaEventRecord(ln->phase[0], ln->run)) != cudaSuccess ||
+	    (job->trees && (e = cudaMemcpyAsync(ln->trees.p, job->trees, ntrees * cells, cudaMemcpyHostToDevice,
+						 ln->run)) != cudaSuccess) ||
+	    (e = cudaMemcpyAsync(ln->tree_puzzle.p, job->tree_puzzle, ntrees * sizeof(int32_t),
+				 cudaMemcpyHostToDevice, ln->run)) != cudaSuccess ||
+	    (!job->resident && (e = cudaMemcpyAsync(ln->ctl.p, job->ctl, npuzzles * sizeof(struct gpu_ctl),
+						     cudaMemcpyHostToDevice, ln->run)) != cudaSuccess) ||
+	    (!job->resident && (e = cudaMemcpyAsync(ln->solutions.p, job->solutions, npuzzles * cells,
+						     cudaMemcpyHostToDevice, ln->run)) != cudaSuccess) ||
+	    (e = cudaMemsetAsync(ln->trees_done.p, 0, sizeof(uint64_t), ln->run)) != cudaSuccess ||
+	    (e = cudaMemsetAsync(ln->stop_dev, 0, sizeof *ln->stop_dev, ln->run)) != cudaSuccess ||
+	    (e = cudaEventRecord(ln->phase[1], ln->run)) != cudaSuccess)
 		return fail(err, errsz, "copy to the device", e);
 
 	/* line 5: the kernel */
 	switch (job->method) {
 	case GPU_SPBF:
-		spbf_kernel<<<(unsigned)blocks, threads, shared, cu.run>>>(L);
+		spbf_kernel<<<(unsigned)blocks, threads, shared, ln->run>>>(L);
 		break;
 	case GPU_OPBF:
-		opbf_kernel<<<(unsigned)blocks, threads, 0, cu.run>>>(L);
+		opbf_kernel<<<(unsigned)blocks, threads, 0, ln->run>>>(L);
 		break;
 	case GPU_PDLX:
-		pdlx_kernel<<<(unsigned)blocks, threads, 0, cu.run>>>(L);
+		pdlx_kernel<<<(unsigned)blocks, threads, 0, ln->run>>>(L);
 		break;
 	case GPU_CPT:
-		cpt_kernel<<<(unsigned)blocks, threads, 0, cu.run>>>(L);
+		cpt_kernel<<<(unsigned)blocks, threads, 0, ln->run>>>(L);
 		break;
 	case GPU_CPW:
-		cpw_kernel<<<(unsigned)blocks, threads, shared, cu.run>>>(L);
+		cpw_kernel<<<(unsigned)blocks, threads, shared, ln->run>>>(L);
 		break;
 	}
-	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(cu.phase[2], cu.run)) != cudaSuccess)
+	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(ln->phase[2], ln->run)) != cudaSuccess)
 		return fail(err, errsz, "kernel launch", e);
 
 	/* wait: spinning at first, then passing on the driver's stop and
 	 * reporting progress (copies on the monitor stream, beside the
 	 * kernel's) between pauses */
 	const double spin_until = now_us() + SPIN_US;
-	while ((e = cudaStreamQuery(cu.run)) == cudaErrorNotReady && now_us() < spin_until)
+	while ((e = cudaStreamQuery(ln->run)) == cudaErrorNotReady && now_us() < spin_until)
 		;
 	struct gpu_ctl *ctl_now = NULL;
-	for (; e == cudaErrorNotReady; e = cudaStreamQuery(cu.run)) {
+	for (; e == cudaErrorNotReady; e = cudaStreamQuery(ln->run)) {
 		if (!job->stopped && hooks->stop_now(hooks->arg)) {
-			*cu.stop_host = 1;
-			if ((e = cudaMemcpyAsync(cu.stop_dev, cu.stop_host, sizeof *cu.stop_dev,
-						 cudaMemcpyHostToDevice, cu.monitor)) != cudaSuccess ||
-			    (e = cudaStreamSynchronize(cu.monitor)) != cudaSuccess)
+			*ln->stop_host = 1;
+			if ((e = cudaMemcpyAsync(ln->stop_dev, ln->stop_host, sizeof *ln->stop_dev,
+						 cudaMemcpyHostToDevice, ln->monitor)) != cudaSuccess ||
+			    (e = cudaStreamSynchronize(ln->monitor)) != cudaSuccess)
 				return fail(err, errsz, "stopping the kernel", e);
 			job->stopped = true;
 		}
@@ -440,7 +461,7 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 			if (!ctl_now && cudaMallocHost((void **)&ctl_now, npuzzles * sizeof *ctl_now) != cudaSuccess)
 				ctl_now = NULL;
 			if (ctl_now)
-				report_progress(job, hooks, ctl_now);
+				report_progress(ln, job, hooks, ctl_now);
 		}
 		pause_us(100);
 	}
@@ -454,32 +475,32 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	 * the wait above). With pieces left for a relaunch, the solutions
 	 * stay on the device until the last launch: the copies cost more
 	 * than the later kernels. */
-	if ((e = cudaMemcpyAsync(job->ctl, cu.ctl.p, npuzzles * sizeof(struct gpu_ctl), cudaMemcpyDeviceToHost,
-				 cu.run)) != cudaSuccess)
+	if ((e = cudaMemcpyAsync(job->ctl, ln->ctl.p, npuzzles * sizeof(struct gpu_ctl), cudaMemcpyDeviceToHost,
+				 ln->run)) != cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
 	job->nspill = 0;
 	if (L.split_passes && !job->stopped) {
 		int32_t n = 0;
-		if ((e = cudaMemcpyAsync(&n, cu.spill_count.p, sizeof n, cudaMemcpyDeviceToHost, cu.run)) !=
+		if ((e = cudaMemcpyAsync(&n, ln->spill_count.p, sizeof n, cudaMemcpyDeviceToHost, ln->run)) !=
 			    cudaSuccess ||
-		    (e = cudaStreamSynchronize(cu.run)) != cudaSuccess ||
-		    (e = cudaMemcpyAsync(job->spill, cu.spill.p, (size_t)n * cells * sizeof(uint16_t),
-					 cudaMemcpyDeviceToHost, cu.run)) != cudaSuccess ||
-		    (e = cudaMemcpyAsync(job->spill_puzzle, cu.spill_puzzle.p, (size_t)n * sizeof(int32_t),
-					 cudaMemcpyDeviceToHost, cu.run)) != cudaSuccess ||
-		    (e = cudaStreamSynchronize(cu.run)) != cudaSuccess)
+		    (e = cudaStreamSynchronize(ln->run)) != cudaSuccess ||
+		    (e = cudaMemcpyAsync(job->spill, ln->spill.p, (size_t)n * cells * sizeof(uint16_t),
+					 cudaMemcpyDeviceToHost, ln->run)) != cudaSuccess ||
+		    (e = cudaMemcpyAsync(job->spill_puzzle, ln->spill_puzzle.p, (size_t)n * sizeof(int32_t),
+					 cudaMemcpyDeviceToHost, ln->run)) != cudaSuccess ||
+		    (e = cudaStreamSynchronize(ln->run)) != cudaSuccess)
 			return fail(err, errsz, "copy of CPW's split from the device", e);
 		job->nspill = gpu_keep_open_pieces(job, n);
 	}
-	if ((job->nspill == 0 && (e = cudaMemcpyAsync(job->solutions, cu.solutions.p, npuzzles * cells,
-						      cudaMemcpyDeviceToHost, cu.run)) != cudaSuccess) ||
-	    (e = cudaEventRecord(cu.phase[3], cu.run)) != cudaSuccess ||
-	    (e = cudaStreamSynchronize(cu.run)) != cudaSuccess)
+	if ((job->nspill == 0 && (e = cudaMemcpyAsync(job->solutions, ln->solutions.p, npuzzles * cells,
+						      cudaMemcpyDeviceToHost, ln->run)) != cudaSuccess) ||
+	    (e = cudaEventRecord(ln->phase[3], ln->run)) != cudaSuccess ||
+	    (e = cudaStreamSynchronize(ln->run)) != cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
 	/* the phases' times; the copy out's includes the wait's last poll */
 	float ms[3] = {0, 0, 0};
 	for (int k = 0; k < 3; k++)
-		if (cudaEventElapsedTime(&ms[k], cu.phase[k], cu.phase[k + 1]) != cudaSuccess)
+		if (cudaEventElapsedTime(&ms[k], ln->phase[k], ln->phase[k + 1]) != cudaSuccess)
 			ms[k] = 0;
 	job->copy_in_ms = ms[0];
 	job->kernel_ms = ms[1];

@@ -104,6 +104,19 @@ solves() {
 	done
 }
 
+@test "device: the pipeline, two lanes at once: many batches, sudoku-cp's answers in order" {
+	for i in $(seq 1 300); do
+		cat "$DATA/gpu-9x9.txt" "$DATA/easy9.txt" "$DATA/cp9-unique.txt"
+		echo "not a puzzle"
+	done >"$BATS_TEST_TMPDIR/in"
+	sudoku-cp "$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/expected" || true
+	for b in 97 1000 32768; do
+		run sudoku-gpu --batch=$b "$BATS_TEST_TMPDIR/in"
+		assert_failure 1
+		assert_output "$(cat "$BATS_TEST_TMPDIR/expected")"
+	done
+}
+
 @test "device: --timing's phases are the device's, within the launch" {
 	run --separate-stderr sudoku-gpu --method=cpw --batch=400 --timing "$DATA/gpu-9x9.txt"
 	assert_success

@@ -30,7 +30,9 @@ solves() {
 @test "--help names the methods and the grids each takes" {
 	run sudoku-gpu --help
 	assert_success
-	assert_output --partial "--method=spbf|opbf|pdlx|cp|cpw"
+	assert_output --partial "--method=spbf|opbf|pdlx|cp|cpw|auto"
+	assert_output --partial "(default auto)"
+	assert_output --partial "--timing"
 	assert_output --partial "opbf: a thread per cell of a tree, boxes 2x2 to 5x5;"
 	assert_output --partial "cpw: cp's search by a warp per tree, boxes 2x2 to 4x4"
 	assert_output --partial "--expand=N"
@@ -74,6 +76,27 @@ solves() {
 	run --separate-stderr $G --method=cp --split=100 "$DATA/4x4.txt"
 	assert_failure 2
 	[[ $stderr == *"--split is for --method=cpw"* ]]
+}
+
+@test "the default method fits the grid: CPW up to 16x16 (a 17-clue puzzle at once), PDLX beyond" {
+	head -n 1 "$DATA/easy9.txt" >"$BATS_TEST_TMPDIR/in"
+	run $G "$BATS_TEST_TMPDIR/in"
+	assert_success
+	assert_output "$(sudoku-cp "$BATS_TEST_TMPDIR/in")"
+	solves "$DATA/16x16.txt"
+	solves "$DATA/25x25.txt"
+	solves "$DATA/gpu-36x36.txt" --expand=2
+	run bash -c "$G --protocol </dev/null"
+	assert_line --index 0 --regexp "^hello gpu [0-9.]+ proto=1 kind=complete sizes=2-8 device=cpu "
+}
+
+@test "a search in brute force's order that runs long says so on stderr" {
+	head -n 1 "$DATA/easy9.txt" >"$BATS_TEST_TMPDIR/in"
+	run --separate-stderr $G --method=opbf --time-limit=6 "$BATS_TEST_TMPDIR/in"
+	assert_failure 1
+	assert_output "# timeout after 6 s"
+	[[ $stderr == *"line 1: OPBF emulated has searched for 5 s: it branches in brute force's order"* ]]
+	[[ $stderr == *"--method=cpw (or auto)"* ]]
 }
 
 @test "SPBF emulated: 9x9 (expand sizes 1, 16, default) and 16x16" {
@@ -302,6 +325,23 @@ propagation_method() {
 	assert_line --index 5 --regexp "^solution e $(sudoku-cp <<<"${p[3]}") "
 }
 
+@test "protocol: two batches solved at once, answered in the order asked" {
+	mapfile -t p <"$DATA/gpu-9x9.txt"
+	{
+		# the first batch runs 0.5 s; those after it are done long before
+		echo "solve h $(cat "$DATA/hard25.txt") limit_ms=500"
+		for i in $(seq 1 12); do echo "solve e$i ${p[i % 4]}"; done
+		echo "solve bad 123"
+		echo "solve x ${p[0]}"
+	} >"$BATS_TEST_TMPDIR/in"
+	run bash -c "$G --method=pdlx --batch=3 --protocol <'$BATS_TEST_TMPDIR/in'"
+	assert_success
+	assert_line --index 1 --regexp "^gaveup h timeout "
+	assert_line --index 2 --regexp "^solution e1 $(sudoku-cp <<<"${p[1]}") "
+	run bash -c "printf '%s\n' \"\$0\" | sed -n '2,\$p' | cut -d' ' -f2 | paste -sd' '" "$output"
+	assert_output "h e1 e2 e3 e4 e5 e6 e7 e8 e9 e10 e11 e12 bad x"
+}
+
 @test "protocol: cancel of an emulated search, each method, acknowledged at once" {
 	for m in spbf opbf pdlx; do
 		start_session sudoku-gpu --emulate --method=$m --protocol
@@ -362,6 +402,21 @@ propagation_method() {
 	for l in "${seen[@]}"; do [[ $l != *" a"* ]]; done
 }
 
+@test "protocol: cancel of a batch waiting for its turn to answer is acknowledged at once" {
+	start_session sudoku-gpu --emulate --method=pdlx --protocol --batch=1
+	expect_line '^hello '
+	# q is solved beside h at once, and waits to answer after h
+	send "solve h $(cat "$DATA/hard25.txt")" "solve q $(head -n 1 "$DATA/gpu-9x9.txt")"
+	sleep 0.3
+	send "cancel q"
+	expect_line '^cancelled q$' 2
+	send "cancel h"
+	expect_line '^cancelled h$' 2
+	send "ping done"
+	expect_line '^pong done$' 2
+	for l in "${seen[@]}"; do [[ $l != "solution q "* ]]; done
+}
+
 @test "filter mode: a time limit ends an emulated search in time, each method" {
 	for m in spbf opbf pdlx; do
 		start=$(date +%s%N)
@@ -388,4 +443,49 @@ propagation_method() {
 	assert_failure 1
 	[[ $stderr == *"sudoku-gpu: $DATA/hard25.txt: line 1: trees="*" nodes="* ||
 		$stderr == *"sudoku-gpu: $DATA/hard25.txt: line 1: expanding="*" nodes="* ]]
+}
+
+# The filter's pipeline: batches cut anywhere (inside block grids too),
+# parsed in parts at once, solved two at a time, written in input order.
+@test "pipeline: batches and parts cut inside multi-line grids; answers as sudoku-cp's, in order" {
+	local n
+	n=$(grep -c . "$DATA/easy9.txt")
+	for i in $(seq 1 120); do
+		cat "$DATA/notation-block.txt"
+		sed -n "$((i % n + 1))p" "$DATA/easy9.txt"
+		echo "# a comment"
+		echo "12345"
+	done >"$BATS_TEST_TMPDIR/in"
+	sudoku-cp "$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/expected" || true
+	assert_equal "$(grep -c . "$BATS_TEST_TMPDIR/expected")" 360
+	for b in 1920 1100 7 1; do
+		run $G --batch=$b "$BATS_TEST_TMPDIR/in"
+		assert_failure 1
+		assert_output "$(cat "$BATS_TEST_TMPDIR/expected")"
+	done
+	# standard input, and '-' among files
+	run bash -c "$G --batch=100 <'$BATS_TEST_TMPDIR/in'"
+	assert_output "$(sudoku-cp <"$BATS_TEST_TMPDIR/in")"
+}
+
+@test "pipeline: a grid cut short by the end of its file is invalid; the next file starts afresh" {
+	head -n 6 "$DATA/notation-block.txt" >"$BATS_TEST_TMPDIR/a"
+	cat "$DATA/notation-block.txt" >"$BATS_TEST_TMPDIR/b"
+	run $G "$BATS_TEST_TMPDIR/a" - "$BATS_TEST_TMPDIR/b" <"$DATA/4x4.txt"
+	assert_failure 1
+	assert_output "$(sudoku-cp "$BATS_TEST_TMPDIR/a" - "$BATS_TEST_TMPDIR/b" <"$DATA/4x4.txt")"
+	[[ ${lines[0]} == "# invalid: $BATS_TEST_TMPDIR/a: line 2: grid ended after 4 of 9 rows" ]]
+}
+
+@test "--timing: each launch, then each stage's busy time and share of the wall" {
+	run --separate-stderr $G --timing --batch=2 "$DATA/gpu-9x9.txt"
+	assert_success
+	[[ $stderr == *"launch puzzles=2 trees="*" expand_ms="*" launch_ms="* ]]
+	for stage in start read parse solve format "solve: expansion" "solve: launches"; do
+		echo "$stderr" | grep -E "^sudoku-gpu: timing: $stage +[0-9]+\.[0-9]{3} s +[0-9]+\.[0-9]%$"
+	done
+	echo "$stderr" | grep -E "^sudoku-gpu: timing: [0-9.]+ s wall, $(grep -cv '^#' "$DATA/gpu-9x9.txt") puzzles solved"
+	run --separate-stderr sudoku-cp --timing "$DATA/4x4.txt"
+	assert_failure 2
+	[[ $stderr == *"--timing is for workers that solve batches"* ]]
 }

@@ -48,6 +48,7 @@ static struct {
 	uint64_t seed;
 	long progress_ms;
 	int batch;
+	bool timing;
 } opt = {.count_limit = 1, .progress_ms = 250};
 
 static const char *program;
@@ -223,6 +224,64 @@ void worker_progress(struct worker_ctx *ctx, const char *fmt, ...)
 	}
 }
 
+void worker_notice(struct worker_ctx *ctx, const char *fmt, ...)
+{
+	if (opt.protocol)
+		return;
+	char text[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&out_lock);
+	fprintf(stderr, "%s: %s: %s\n", program, ctx->where, text);
+	pthread_mutex_unlock(&out_lock);
+}
+
+/* --- stages' busy times (--timing) --- */
+
+#define MAX_STAGES 16
+
+static struct {
+	const char *name;
+	double ms;
+	bool algorithm; /* the algorithm's, inside "solve" */
+} stages[MAX_STAGES];
+static int nstages;
+static pthread_mutex_t stage_lock = PTHREAD_MUTEX_INITIALIZER;
+
+bool worker_timing_wanted(void)
+{
+	return opt.timing;
+}
+
+static void stage_add(const char *stage, double ms, bool algorithm)
+{
+	pthread_mutex_lock(&stage_lock);
+	int i = 0;
+	while (i < nstages && strcmp(stages[i].name, stage) != 0)
+		i++;
+	if (i == nstages && i < MAX_STAGES) {
+		stages[i].name = stage;
+		stages[i].ms = 0;
+		stages[i].algorithm = algorithm;
+		nstages++;
+	}
+	if (i < nstages)
+		stages[i].ms += ms;
+	pthread_mutex_unlock(&stage_lock);
+}
+
+void worker_stage_time(const char *stage, double ms)
+{
+	stage_add(stage, ms, true);
+}
+
+static double ms_since(uint64_t t0)
+{
+	return (double)(now_ns() - t0) / 1e6;
+}
+
 /* --- options --- */
 
 enum {
@@ -230,6 +289,7 @@ enum {
 	OPT_PRETTY,
 	OPT_PROGRESS_MS,
 	OPT_BATCH,
+	OPT_TIMING,
 	OPT_ALGO_BASE = 1000, /* algorithm option i is OPT_ALGO_BASE + 2i (+1: --no-) */
 };
 
@@ -349,7 +409,10 @@ static void print_help(void)
 	       "                         (see PROTOCOL.md) instead of filtering\n",
 	       opt.progress_ms);
 	if (ALGO.solve_batch)
-		printf("      --batch=N          solve up to N puzzles at once (default %d)\n", ALGO.batch_max);
+		printf("      --batch=N          solve up to N puzzles at once (default %d)\n"
+		       "      --timing           report each launch, and at the end each stage's\n"
+		       "                         share of the wall time, on standard error\n",
+		       ALGO.batch_max);
 	printf("  -h, --help             show this help and exit\n"
 	       "  -V, --version          show the version and exit\n");
 	if (ALGO.options && ALGO.options[0].name) {
@@ -440,6 +503,7 @@ static int parse_options(int argc, char **argv)
 		{"pretty", no_argument, NULL, OPT_PRETTY},
 		{"protocol", no_argument, NULL, OPT_PROTOCOL},
 		{"batch", required_argument, NULL, OPT_BATCH},
+		{"timing", no_argument, NULL, OPT_TIMING},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 	};
@@ -506,6 +570,11 @@ static int parse_options(int argc, char **argv)
 		case OPT_BATCH:
 			opt.batch = (int)parse_number("batch", optarg, 1, 1 << 20);
 			break;
+		case OPT_TIMING:
+			if (!ALGO.solve_batch)
+				usage_error("--timing is for workers that solve batches");
+			opt.timing = true;
+			break;
 		case 'h':
 			print_help();
 			exit(0);
@@ -563,20 +632,43 @@ struct job {
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t queue_wake = PTHREAD_COND_INITIALIZER;
 static struct job *queue_head, *queue_tail;
-static struct job **running; /* the jobs being solved, opt.batch at most */
-static int nrunning;
-static struct worker_ctx *running_ctx;
 static bool input_done, quitting;
+
+/* The batches being solved: one at a time, or for an algorithm with
+ * solve_batch two (the GPU's expansion of one beside the other's
+ * launches), each taken by a solving thread of its own; answers go out in
+ * the order the requests came (turns, by a batch's place in the queue). */
+#define PROTO_SOLVERS 2
+struct slot {
+	struct job **jobs; /* opt.batch at most */
+	int n;
+	struct worker_ctx *ctx;
+	bool waiting; /* solved, waiting for its turn to answer */
+};
+static struct slot slots[PROTO_SOLVERS];
+static int nslots;
+static long turns_taken, turn_now;
+static pthread_cond_t turn_wake = PTHREAD_COND_INITIALIZER;
+
+/* The job of a batch being solved with this id, and its slot. */
+static struct job *running_job(const char *id, struct slot **in)
+{
+	for (int k = 0; k < nslots; k++)
+		for (int i = 0; i < slots[k].n; i++)
+			if (strcmp(slots[k].jobs[i]->id, id) == 0) {
+				*in = &slots[k];
+				return slots[k].jobs[i];
+			}
+	return NULL;
+}
 
 static bool id_in_flight(const char *id)
 {
 	for (struct job *j = queue_head; j; j = j->next)
 		if (strcmp(j->id, id) == 0)
 			return true;
-	for (int i = 0; i < nrunning; i++)
-		if (strcmp(running[i]->id, id) == 0)
-			return true;
-	return false;
+	struct slot *sl;
+	return running_job(id, &sl) != NULL;
 }
 
 static long field_number(const struct msg *m, const char *key, long dflt, long min, long max,
@@ -652,35 +744,34 @@ static struct job *make_job(const struct msg *m)
 static void handle_cancel(const char *id)
 {
 	pthread_mutex_lock(&queue_lock);
-	for (int i = 0; i < nrunning; i++) {
-		if (strcmp(running[i]->id, id) == 0) {
-			struct job *j = running[i];
-			atomic_store(&j->cancelled, true);
-			bool all = true;
-			for (int k = 0; k < nrunning; k++)
-				all &= atomic_load(&running[k]->cancelled);
-			if (all && running_ctx) {
-				int none = STOP_NONE;
-				atomic_compare_exchange_strong(&running_ctx->stop, &none, STOP_CANCEL);
-			}
-			/* a batch that goes on for the others must not hold this
-			 * acknowledgement back (PROTOCOL.md 8): send it now, and
-			 * nothing when the batch ends */
-			bool ack_now = !all && !j->acked;
-			if (ack_now)
-				j->acked = true;
-			pthread_mutex_unlock(&queue_lock);
-			if (ack_now)
-				send_line("cancelled %s", id);
-			return;
+	struct slot *sl;
+	struct job *j = running_job(id, &sl);
+	if (j) {
+		atomic_store(&j->cancelled, true);
+		bool all = true;
+		for (int k = 0; k < sl->n; k++)
+			all &= atomic_load(&sl->jobs[k]->cancelled);
+		if (all && sl->ctx) {
+			int none = STOP_NONE;
+			atomic_compare_exchange_strong(&sl->ctx->stop, &none, STOP_CANCEL);
 		}
+		/* a batch that goes on for the others, or one that waits for
+		 * the batch before it, must not hold this acknowledgement back
+		 * (PROTOCOL.md 8): send it now, and nothing when it answers */
+		bool ack_now = (!all || sl->waiting) && !j->acked;
+		if (ack_now)
+			j->acked = true;
+		pthread_mutex_unlock(&queue_lock);
+		if (ack_now)
+			send_line("cancelled %s", id);
+		return;
 	}
 	struct job **pp = &queue_head, *prev = NULL;
 	while (*pp && strcmp((*pp)->id, id) != 0) {
 		prev = *pp;
 		pp = &(*pp)->next;
 	}
-	struct job *j = *pp;
+	j = *pp;
 	if (j) {
 		*pp = j->next;
 		if (queue_tail == j)
@@ -744,9 +835,11 @@ static void *reader_main(void *arg)
 		case MSG_QUIT:
 			pthread_mutex_lock(&queue_lock);
 			quitting = true;
-			if (running_ctx)
-				atomic_store(&running_ctx->stop, STOP_QUIT);
-			pthread_cond_signal(&queue_wake);
+			for (int k = 0; k < nslots; k++)
+				if (slots[k].ctx)
+					atomic_store(&slots[k].ctx->stop, STOP_QUIT);
+			pthread_cond_broadcast(&queue_wake);
+			pthread_cond_broadcast(&turn_wake);
 			pthread_mutex_unlock(&queue_lock);
 			line_reader_free(&lr);
 			return NULL;
@@ -757,7 +850,7 @@ static void *reader_main(void *arg)
 	line_reader_free(&lr);
 	pthread_mutex_lock(&queue_lock);
 	input_done = true;
-	pthread_cond_signal(&queue_wake);
+	pthread_cond_broadcast(&queue_wake);
 	pthread_mutex_unlock(&queue_lock);
 	return NULL;
 }
@@ -804,17 +897,36 @@ static void send_final(const struct job *j, enum solve_status st, const struct s
 	}
 }
 
-static void solve_jobs(struct job **jobs, int n)
+/* Waits for this batch's turn to answer (its place in the queue). */
+static void wait_turn(long turn)
+{
+	pthread_mutex_lock(&queue_lock);
+	while (turn_now != turn)
+		pthread_cond_wait(&turn_wake, &queue_lock);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+static void end_turn(void)
+{
+	pthread_mutex_lock(&queue_lock);
+	turn_now++;
+	pthread_cond_broadcast(&turn_wake);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+/* Solves the batch in slot sl and answers it in its turn. */
+static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 {
 	struct worker_ctx ctx = {.id = jobs[0]->id};
-	/* one puzzle at a time (all but the GPU): kept, and only the fields an
-	 * algorithm may leave alone are cleared (the solution is written whole
-	 * when there is one) */
+	/* one puzzle at a time with one solving thread (all but the GPU): its
+	 * result is kept, and only the fields an algorithm may leave alone are
+	 * cleared (the solution is written whole when there is one) */
 	static struct solve_result one_res;
 	static enum solve_status one_st;
 	struct solve_result *res = &one_res;
 	enum solve_status *st = &one_st;
-	if (n > 1) {
+	bool own = n > 1 || nslots > 1;
+	if (own) {
 		res = calloc((size_t)n, sizeof *res);
 		st = calloc((size_t)n, sizeof *st);
 		if (!res || !st) {
@@ -832,7 +944,7 @@ static void solve_jobs(struct job **jobs, int n)
 		limit = jobs[i]->limit_ms > limit ? jobs[i]->limit_ms : limit;
 	ctx_start(&ctx, (double)limit / 1000.0, jobs[0]->progress_ms, jobs[0]->count, jobs[0]->seed);
 	pthread_mutex_lock(&queue_lock);
-	running_ctx = &ctx;
+	sl->ctx = &ctx;
 	if (quitting)
 		atomic_store(&ctx.stop, STOP_QUIT);
 	pthread_mutex_unlock(&queue_lock);
@@ -852,27 +964,116 @@ static void solve_jobs(struct job **jobs, int n)
 		free(out);
 	}
 	double ms = worker_elapsed_ms(&ctx);
+	/* still in the slot while it waits for its turn, so that a cancel
+	 * finds its jobs; those cancelled already are acknowledged now */
+	bool *ack = calloc((size_t)n, sizeof *ack);
+	if (!ack) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
 	pthread_mutex_lock(&queue_lock);
-	running_ctx = NULL;
-	nrunning = 0;
+	sl->waiting = true;
+	for (int i = 0; i < n; i++)
+		if (atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked)
+			ack[i] = jobs[i]->acked = true;
+	pthread_mutex_unlock(&queue_lock);
+	for (int i = 0; i < n; i++)
+		if (ack[i])
+			send_line("cancelled %s", jobs[i]->id);
+	free(ack);
+	wait_turn(turn);
+	pthread_mutex_lock(&queue_lock);
+	sl->ctx = NULL;
+	sl->n = 0;
+	sl->waiting = false;
 	bool quit = quitting;
 	pthread_mutex_unlock(&queue_lock);
 	if (!quit)
 		for (int i = 0; i < n; i++)
 			send_final(jobs[i], st[i], &res[i], (enum stop_reason)atomic_load(&ctx.stop), ms);
-	if (n > 1) {
+	end_turn();
+	if (own) {
 		free(res);
 		free(st);
 	}
 }
 
+/* A solving thread: takes the next batch from the queue into its slot. */
+static void *solver_main(void *arg)
+{
+	struct slot *sl = arg;
+	for (;;) {
+		int n = 0;
+		pthread_mutex_lock(&queue_lock);
+		if (!queue_head) {
+			/* nothing to do: the answers so far go out before the wait */
+			pthread_mutex_unlock(&queue_lock);
+			flush_answers();
+			pthread_mutex_lock(&queue_lock);
+		}
+		while (!queue_head && !input_done && !quitting)
+			pthread_cond_wait(&queue_wake, &queue_lock);
+		if (quitting || !queue_head) {
+			pthread_mutex_unlock(&queue_lock);
+			flush_answers();
+			break;
+		}
+		const long turn = turns_taken++;
+		struct job *head = queue_head;
+		if (head->kind != JOB_SOLVE) {
+			/* already answered: keep its place in the order */
+			queue_head = head->next;
+			if (!queue_head)
+				queue_tail = NULL;
+			pthread_mutex_unlock(&queue_lock);
+			wait_turn(turn);
+			if (head->kind == JOB_CLASH) {
+				if (ALGO.kind == WORKER_COMPLETE)
+					send_answer(head->count > 1 ? "count %s 0 reason=clash" : "unsat %s reason=clash",
+						    head->id);
+				else
+					send_answer("gaveup %s unsat", head->id);
+			} else {
+				send_answer("error %s %s", head->id, head->text);
+			}
+			end_turn();
+			free(head);
+			continue;
+		}
+		/* a batch: solve jobs from the head with the same count */
+		while (queue_head && queue_head->kind == JOB_SOLVE && n < opt.batch &&
+		       queue_head->count == head->count && (n == 0 || ALGO.solve_batch)) {
+			sl->jobs[n++] = queue_head;
+			queue_head = queue_head->next;
+		}
+		if (!queue_head)
+			queue_tail = NULL;
+		sl->n = n;
+		pthread_mutex_unlock(&queue_lock);
+		struct job **copy = malloc((size_t)n * sizeof *copy);
+		if (!copy) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+		memcpy(copy, sl->jobs, (size_t)n * sizeof *copy);
+		solve_jobs(sl, copy, n, turn);
+		for (int i = 0; i < n; i++)
+			free(copy[i]);
+		free(copy);
+	}
+	return NULL;
+}
+
 static int protocol_main(void)
 {
-	pthread_t reader;
+	pthread_t reader, solver[PROTO_SOLVERS];
 	signal(SIGPIPE, SIG_IGN);
-	running = calloc((size_t)opt.batch, sizeof *running);
-	if (!running)
-		return 2;
+	nslots = ALGO.solve_batch ? PROTO_SOLVERS : 1;
+	for (int k = 0; k < nslots; k++) {
+		slots[k].jobs = calloc((size_t)opt.batch, sizeof *slots[k].jobs);
+		if (!slots[k].jobs)
+			return 2;
+	}
 	char detail[sizeof device.detail + 16] = "";
 	if (device.detail[0]) {
 		char d[sizeof device.detail];
@@ -891,63 +1092,14 @@ static int protocol_main(void)
 		return 2;
 	}
 	pthread_detach(reader);
-	for (;;) {
-		struct job **jobs = running;
-		int n = 0;
-		pthread_mutex_lock(&queue_lock);
-		if (!queue_head) {
-			/* nothing to do: the answers so far go out before the wait */
-			pthread_mutex_unlock(&queue_lock);
-			flush_answers();
-			pthread_mutex_lock(&queue_lock);
+	for (int k = 1; k < nslots; k++)
+		if (pthread_create(&solver[k], NULL, solver_main, &slots[k]) != 0) {
+			fprintf(stderr, "%s: cannot start a solving thread\n", program);
+			return 2;
 		}
-		while (!queue_head && !input_done && !quitting)
-			pthread_cond_wait(&queue_wake, &queue_lock);
-		if (quitting || !queue_head) {
-			pthread_mutex_unlock(&queue_lock);
-			flush_answers();
-			break;
-		}
-		struct job *head = queue_head;
-		if (head->kind != JOB_SOLVE) {
-			/* already answered: keep its place in the order */
-			queue_head = head->next;
-			if (!queue_head)
-				queue_tail = NULL;
-			pthread_mutex_unlock(&queue_lock);
-			if (head->kind == JOB_CLASH) {
-				if (ALGO.kind == WORKER_COMPLETE)
-					send_answer(head->count > 1 ? "count %s 0 reason=clash" : "unsat %s reason=clash",
-						    head->id);
-				else
-					send_answer("gaveup %s unsat", head->id);
-			} else {
-				send_answer("error %s %s", head->id, head->text);
-			}
-			free(head);
-			continue;
-		}
-		/* a batch: solve jobs from the head with the same count */
-		while (queue_head && queue_head->kind == JOB_SOLVE && n < opt.batch &&
-		       queue_head->count == head->count && (n == 0 || ALGO.solve_batch)) {
-			jobs[n++] = queue_head;
-			queue_head = queue_head->next;
-		}
-		if (!queue_head)
-			queue_tail = NULL;
-		nrunning = n;
-		pthread_mutex_unlock(&queue_lock);
-		struct job **copy = malloc((size_t)n * sizeof *copy);
-		if (!copy) {
-			fprintf(stderr, "%s: out of memory\n", program);
-			exit(2);
-		}
-		memcpy(copy, jobs, (size_t)n * sizeof *copy);
-		solve_jobs(copy, n);
-		for (int i = 0; i < n; i++)
-			free(copy[i]);
-		free(copy);
-	}
+	solver_main(&slots[0]);
+	for (int k = 1; k < nslots; k++)
+		pthread_join(solver[k], NULL);
 	return 0;
 }
 
@@ -967,57 +1119,111 @@ static int npending, nsolve;
 static int exit_status;
 static const char *input_name; /* NULL for standard input */
 
-static void print_pending(struct pending *p)
+/* Text built up in memory: a batch's answers, formatted by several threads
+ * at once and written in order. */
+struct out_buf {
+	char *p;
+	size_t len, cap;
+};
+
+static char *out_room(struct out_buf *o, size_t more)
 {
-	if (!p->solve) {
-		puts(p->text);
-		return;
+	if (o->len + more + 1 > o->cap) {
+		size_t cap = o->cap ? o->cap : 4096;
+		while (cap < o->len + more + 1)
+			cap *= 2;
+		char *p = realloc(o->p, cap);
+		if (!p) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+		o->p = p;
+		o->cap = cap;
 	}
-	const struct grid *g = &p->item.grid;
-	switch (p->st) {
+	return o->p + o->len;
+}
+
+static void out_printf(struct out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void out_printf(struct out_buf *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	char *at = out_room(o, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(at, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	o->len += (size_t)n;
+}
+
+/* The answer to a puzzle that was searched, appended to o: the solution
+ * (verified first) or a '#' line. Sets *failed when it is not a solution. */
+static void format_verdict(struct out_buf *o, const struct grid *puzzle, const struct notation *nt,
+			   enum solve_status st, long count, const struct grid *solution, const char *reason,
+			   bool *failed)
+{
+	switch (st) {
 	case SOLVE_SOLVED: {
 		char why[GRID_ERR_MAX];
-		if (!grid_verify(g, &p->res.solution, why, sizeof why)) {
-			printf("# error: %s gave a wrong answer (%s)\n", ALGO.name, why);
-			p->failed = true;
-		} else if (opt.count_limit > 1 && p->res.count > 1) {
-			if (p->res.count >= opt.count_limit)
-				printf("# multiple solutions: at least %ld\n", p->res.count);
+		if (!grid_verify(puzzle, solution, why, sizeof why)) {
+			out_printf(o, "# error: %s gave a wrong answer (%s)\n", ALGO.name, why);
+			*failed = true;
+		} else if (opt.count_limit > 1 && count > 1) {
+			if (count >= opt.count_limit)
+				out_printf(o, "# multiple solutions: at least %ld\n", count);
 			else
-				printf("# multiple solutions: %ld\n", p->res.count);
-			p->failed = true;
+				out_printf(o, "# multiple solutions: %ld\n", count);
+			*failed = true;
 		} else {
-			size_t sz = opt.pretty ? grid_format_pretty_max(g->side) : grid_format_max(g->side);
-			char *buf = malloc(sz);
-			if (!buf)
-				exit(2);
-			if (opt.pretty)
-				grid_format_pretty(&p->res.solution, &p->item.notation, buf, sz);
-			else
-				grid_format(&p->res.solution, &p->item.notation, buf, sz);
-			fputs(buf, stdout);
+			size_t sz = opt.pretty ? grid_format_pretty_max(puzzle->side) : grid_format_max(puzzle->side);
+			char *at = out_room(o, sz + 1);
+			int n = opt.pretty ? grid_format_pretty(solution, nt, at, sz) : grid_format(solution, nt, at, sz);
+			if (n < 0)
+				n = 0;
+			o->len += (size_t)n;
 			if (!opt.pretty)
-				putchar('\n');
-			free(buf);
+				o->p[o->len++] = '\n';
 		}
 		break;
 	}
 	case SOLVE_UNSAT:
-		puts("# unsat");
-		p->failed = true;
+		out_printf(o, "# unsat\n");
+		*failed = true;
 		break;
 	case SOLVE_GAVEUP:
-		printf("# gave up: %s\n", p->res.reason[0] ? p->res.reason : "no solution found");
-		p->failed = true;
+		out_printf(o, "# gave up: %s\n", reason[0] ? reason : "no solution found");
+		*failed = true;
 		break;
 	case SOLVE_STOPPED:
 		if (ALGO.kind == WORKER_COMPLETE)
-			printf("# timeout after %g s\n", opt.time_limit);
+			out_printf(o, "# timeout after %g s\n", opt.time_limit);
 		else
-			printf("# gave up after %g s\n", opt.time_limit);
-		p->failed = true;
+			out_printf(o, "# gave up after %g s\n", opt.time_limit);
+		*failed = true;
 		break;
 	}
+}
+
+/* A pending puzzle's answer line (or boxed grid), appended to o. */
+static void format_pending(struct pending *p, struct out_buf *o)
+{
+	if (!p->solve) {
+		out_printf(o, "%s\n", p->text);
+		return;
+	}
+	format_verdict(o, &p->item.grid, &p->item.notation, p->st, p->res.count, &p->res.solution,
+		       p->res.reason, &p->failed);
+}
+
+static void print_pending(struct pending *p)
+{
+	struct out_buf o = {NULL, 0, 0};
+	format_pending(p, &o);
+	fwrite(o.p, 1, o.len, stdout);
+	free(o.p);
 }
 
 /* Solves what is pending, then prints every pending answer in order. */
@@ -1051,39 +1257,18 @@ static void flush_pending(void)
 		ctx.where = where;
 		ctx.id = NULL;
 		ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0, opt.count_limit, opt.seed);
-		if (n == 1 || !ALGO.solve_batch) {
-			for (int i = 0; i < n; i++) {
-				if (i) {
-					if (opt.progress && input_name)
-						snprintf(where, sizeof where, "%s: line %ld", input_name, run[i]->item.line);
-					else if (opt.progress)
-						snprintf(where, sizeof where, "line %ld", run[i]->item.line);
-					ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0,
-						  opt.count_limit, opt.seed);
-				}
-				run[i]->st = ALGO.solve(&run[i]->item.grid, &run[i]->res, &ctx);
+		/* one puzzle at a time: an algorithm with solve_batch goes through
+		 * the pipeline (pipeline_main) */
+		for (int i = 0; i < n; i++) {
+			if (i) {
+				if (opt.progress && input_name)
+					snprintf(where, sizeof where, "%s: line %ld", input_name, run[i]->item.line);
+				else if (opt.progress)
+					snprintf(where, sizeof where, "line %ld", run[i]->item.line);
+				ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0, opt.count_limit,
+					  opt.seed);
 			}
-		} else {
-			/* the answers go straight to the pending records: a second
-			 * array of results (4 KB each) cost big batches more than the
-			 * GPU's launches did */
-			const struct grid **grids = malloc((size_t)n * sizeof *grids);
-			struct solve_result **res = malloc((size_t)n * sizeof *res);
-			enum solve_status *st = malloc((size_t)n * sizeof *st);
-			if (!grids || !res || !st) {
-				fprintf(stderr, "%s: out of memory\n", program);
-				exit(2);
-			}
-			for (int i = 0; i < n; i++) {
-				grids[i] = &run[i]->item.grid;
-				res[i] = &run[i]->res;
-			}
-			ALGO.solve_batch(grids, n, res, st, &ctx);
-			for (int i = 0; i < n; i++)
-				run[i]->st = st[i];
-			free(grids);
-			free(res);
-			free(st);
+			run[i]->st = ALGO.solve(&run[i]->item.grid, &run[i]->res, &ctx);
 		}
 		/* the answered part ends just after the last puzzle of the run */
 		int last = (int)(run[n - 1] - pending);
@@ -1103,6 +1288,14 @@ static void flush_pending(void)
 	npending = nsolve = 0;
 }
 
+/* file: the input's name, or NULL. */
+static void describe_unsupported(char *buf, size_t bufsz, const char *file, long line, int side)
+{
+	snprintf(buf, bufsz, "# unsupported: %s%sline %ld: %s takes box sizes %d to %d, not %dx%d",
+		 file ? file : "", file ? ": " : "", line, ALGO.name, ALGO.min_box, device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box,
+		 side, side);
+}
+
 static void take_item(enum stream_event ev, struct stream_item *item)
 {
 	struct pending *p = &pending[npending++];
@@ -1115,11 +1308,7 @@ static void take_item(enum stream_event ev, struct stream_item *item)
 	if (ev == STREAM_INVALID) {
 		snprintf(p->text, sizeof p->text, "# invalid: %s%s%s", prefix, colon, item->error);
 	} else if (!size_supported(item->grid.box)) {
-		snprintf(p->text, sizeof p->text,
-			 "# unsupported: %s%sline %ld: %s takes box sizes %d to %d, not %dx%d", prefix,
-			 colon, item->line, ALGO.name, ALGO.min_box,
-			 device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box, item->grid.side,
-			 item->grid.side);
+		describe_unsupported(p->text, sizeof p->text, input_name, item->line, item->grid.side);
 	} else if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
 		snprintf(p->text, sizeof p->text, "# unsat: %s%sline %ld: %s", prefix, colon, item->line,
 			 err);
@@ -1191,6 +1380,691 @@ static int filter_input(int fd)
 	return rc;
 }
 
+/* --- filter mode for batch algorithms: a pipeline --- */
+
+/* Batches of input lines pass through stages in input order, each stage in
+ * threads of its own, so that the algorithm (the GPU) never waits for one
+ * CPU thread: reading (this thread copies lines into a batch), parsing (the
+ * batch's lines cut into parts, parsed at once by several threads),
+ * solving (two threads, a batch each: one's expansion on the CPU overlaps
+ * the other's launches), formatting (the parts again) and writing. The
+ * algorithm's init (CUDA's start) runs in a thread beside the first reads.
+ * Answers come out as the one-batch-at-a-time path writes them. */
+
+/* batches in flight: deep enough that the whole of a million puzzles can
+ * be read and parsed while CUDA starts (0.3 s); a batch of 32768 takes
+ * about 12 MB here */
+#define PIPE_BATCHES 16
+#define PIPE_SOLVERS 2
+#define PIPE_MAX_PARTS 16
+#define PART_MIN_LINES 512 /* a part of fewer lines is not worth a thread */
+
+struct line_ref {
+	size_t off; /* into the batch's text */
+	long len;   /* -1: a line over PUZZLE_LINE_MAX, skipped */
+	long lineno;
+};
+
+/* A puzzle or a '#' line of the output. Small, with its grids apart and
+ * short: a batch's records are written afresh by each batch, and records
+ * of a whole struct grid (4 KB) cost more in page faults than the GPU's
+ * launches did. */
+struct record {
+	long line;
+	struct notation notation;
+	bool puzzle;  /* parsed as a puzzle: its size is checked before solving */
+	bool solve;   /* searched: st and count hold the verdict */
+	bool failed;  /* counts towards exit status 1 */
+	enum solve_status st;
+	long count;
+	size_t note;     /* a '#' line, or the reason of a SOLVE_GAVEUP: in notes */
+	size_t grid;     /* the puzzle's short grid in the arena; the answer's follows it */
+};
+
+/* A short grid: the header and the cells used of a struct grid, all that
+ * solve_batch and the verdict read of a puzzle (see worker.h). */
+static size_t short_grid_size(int cells)
+{
+	size_t n = offsetof(struct grid, cell) + (size_t)cells;
+	return (n + 7) & ~(size_t)7;
+}
+
+/* A slice of a batch's lines: parsed by one thread, formatted by one. */
+struct part {
+	int first, nlines;
+	struct record *rec; /* its puzzles and '#' lines, in order */
+	int nrec, cap;
+	struct out_buf arena; /* the records' short grids */
+	struct out_buf notes; /* the records' '#' lines and reasons, each NUL-terminated */
+	struct stream_item *item; /* the parser's (4 KB: kept) */
+	struct puzzle_stream *ps; /* the stream after its lines */
+	struct out_buf out;
+	bool failed;
+	double ms; /* the thread's busy time */
+};
+
+enum batch_state { BATCH_FREE, BATCH_READ, BATCH_PARSED, BATCH_SOLVING, BATCH_SOLVED };
+
+struct batch {
+	enum batch_state state;
+	const char *input_name;
+	bool input_end; /* its input's last lines: an unfinished grid ends with them */
+	char *text;
+	size_t text_len, text_cap;
+	struct line_ref *lines;
+	int nlines, lines_cap;
+	struct part part[PIPE_MAX_PARTS];
+	int nparts;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct batch ring[PIPE_BATCHES];
+	long nread; /* batches handed on by the reader */
+	bool reading_done;
+	long next_solve;
+	struct puzzle_stream carried; /* the stream between batches */
+	int max_parts;
+	long puzzles;
+	struct solve_result *results[PIPE_SOLVERS]; /* each solving thread's, batch after batch */
+	int results_cap[PIPE_SOLVERS];
+	pthread_t init_thread;
+	int init_rc;
+	char init_msg[256];
+	double init_ms;
+} pl = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+
+static void *pl_alloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	return p;
+}
+
+/* --- the algorithm's start, in its own thread --- */
+
+static void *pl_init_main(void *arg)
+{
+	(void)arg;
+	uint64_t t0 = now_ns();
+	pl.init_rc = ALGO.init(&device, pl.init_msg, sizeof pl.init_msg);
+	pl.init_ms = ms_since(t0);
+	return NULL;
+}
+
+static pthread_once_t pl_init_once = PTHREAD_ONCE_INIT;
+
+/* Waits for the init thread, then what main() does after init: a usage
+ * error or no device ends the program before any answer is written. */
+static void pl_init_joined(void)
+{
+	if (ALGO.init) {
+		pthread_join(pl.init_thread, NULL);
+		stage_add("start", pl.init_ms, false);
+		if (pl.init_rc < 0)
+			usage_error("%s", pl.init_msg);
+	}
+	if (strcmp(device.device, "none") == 0) {
+		fprintf(stderr, "%s: no usable device%s%s\n", program, device.detail[0] ? ": " : "",
+			device.detail);
+		exit(2);
+	}
+}
+
+/* --- handing batches on --- */
+
+/* Waits until batch seq is in state st; NULL when the input has no batch
+ * seq. */
+static struct batch *pl_wait(long seq, enum batch_state st)
+{
+	struct batch *b = &pl.ring[seq % PIPE_BATCHES];
+	pthread_mutex_lock(&pl.lock);
+	while (!(seq < pl.nread && b->state == st)) {
+		if (pl.reading_done && seq >= pl.nread) {
+			b = NULL;
+			break;
+		}
+		pthread_cond_wait(&pl.wake, &pl.lock);
+	}
+	pthread_mutex_unlock(&pl.lock);
+	return b;
+}
+
+static void pl_hand_on(struct batch *b, enum batch_state st)
+{
+	pthread_mutex_lock(&pl.lock);
+	b->state = st;
+	pthread_cond_broadcast(&pl.wake);
+	pthread_mutex_unlock(&pl.lock);
+}
+
+/* Runs fn on each part of b, the first in this thread, the others in
+ * threads of their own. */
+struct part_task {
+	struct batch *b;
+	struct part *pt;
+};
+
+static void pl_run_parts(struct batch *b, void *(*fn)(void *))
+{
+	struct part_task task[PIPE_MAX_PARTS];
+	pthread_t thread[PIPE_MAX_PARTS];
+	bool started[PIPE_MAX_PARTS] = {false};
+	for (int k = 0; k < b->nparts; k++)
+		task[k] = (struct part_task){b, &b->part[k]};
+	for (int k = 1; k < b->nparts; k++)
+		started[k] = pthread_create(&thread[k], NULL, fn, &task[k]) == 0;
+	fn(&task[0]);
+	for (int k = 1; k < b->nparts; k++) {
+		if (started[k])
+			pthread_join(thread[k], NULL);
+		else
+			fn(&task[k]); /* no thread to be had: here, then */
+	}
+}
+
+/* --- reading --- */
+
+static void pl_add_line(struct batch *b, const char *line, long len, long lineno)
+{
+	if (b->nlines == b->lines_cap) {
+		b->lines_cap = b->lines_cap ? 2 * b->lines_cap : 1024;
+		b->lines = pl_alloc(b->lines, (size_t)b->lines_cap * sizeof *b->lines);
+	}
+	size_t n = len > 0 ? (size_t)len : 0;
+	if (b->text_len + n + 1 > b->text_cap) {
+		while (b->text_len + n + 1 > b->text_cap)
+			b->text_cap = b->text_cap ? 2 * b->text_cap : 65536;
+		b->text = pl_alloc(b->text, b->text_cap);
+	}
+	if (n)
+		memcpy(b->text + b->text_len, line, n);
+	b->text[b->text_len + n] = '\0';
+	b->lines[b->nlines++] = (struct line_ref){b->text_len, len, lineno};
+	b->text_len += n + 1;
+}
+
+static struct batch *pl_next_free(const char *input_name)
+{
+	struct batch *b = &pl.ring[pl.nread % PIPE_BATCHES];
+	pthread_mutex_lock(&pl.lock);
+	while (b->state != BATCH_FREE)
+		pthread_cond_wait(&pl.wake, &pl.lock);
+	pthread_mutex_unlock(&pl.lock);
+	b->input_name = input_name;
+	b->input_end = false;
+	b->text_len = 0;
+	b->nlines = 0;
+	return b;
+}
+
+static void pl_submit(struct batch *b)
+{
+	pthread_mutex_lock(&pl.lock);
+	b->state = BATCH_READ;
+	pl.nread++;
+	pthread_cond_broadcast(&pl.wake);
+	pthread_mutex_unlock(&pl.lock);
+}
+
+/* Reads one input into batches of up to opt.batch lines; a batch goes on
+ * early when the input has nothing more for now (a slow producer sees its
+ * answers). Returns 0, or -1 on a read error. */
+static int pl_read_input(int fd, const char *input_name)
+{
+	struct line_reader lr;
+	if (line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	int rc = 0;
+	double busy = 0;
+	struct batch *b = NULL;
+	for (;;) {
+		if (!b)
+			b = pl_next_free(input_name);
+		if (b->nlines && !line_reader_buffered(&lr)) {
+			struct pollfd pfd = {.fd = fd, .events = POLLIN};
+			if (poll(&pfd, 1, 0) == 0) {
+				pl_submit(b);
+				b = NULL;
+				continue;
+			}
+		}
+		uint64_t t0 = now_ns();
+		char *line;
+		size_t len;
+		enum line_status st = line_reader_next(&lr, &line, &len);
+		if (st == LINE_ERROR) {
+			fprintf(stderr, "%s: %s: %s\n", program, input_name ? input_name : "standard input",
+				strerror(errno));
+			rc = -1;
+			st = LINE_EOF;
+		}
+		if (st == LINE_EOF) {
+			b->input_end = true;
+			pl_submit(b);
+			busy += ms_since(t0);
+			break;
+		}
+		pl_add_line(b, line, st == LINE_OVERLONG ? -1 : (long)len, lr.lineno);
+		busy += ms_since(t0);
+		if (b->nlines >= opt.batch) {
+			pl_submit(b);
+			b = NULL;
+		}
+	}
+	line_reader_free(&lr);
+	stage_add("read", busy, false);
+	return rc;
+}
+
+/* --- parsing --- */
+
+static struct record *part_record(struct part *pt)
+{
+	if (pt->nrec == pt->cap) {
+		pt->cap = pt->cap ? 2 * pt->cap : pt->nlines + 2;
+		pt->rec = pl_alloc(pt->rec, (size_t)pt->cap * sizeof *pt->rec);
+	}
+	return &pt->rec[pt->nrec++];
+}
+
+static size_t part_note(struct part *pt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static size_t part_note(struct part *pt, const char *fmt, ...)
+{
+	char text[GRID_ERR_MAX + 320];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	size_t at = pt->notes.len, n = strlen(text) + 1;
+	memcpy(out_room(&pt->notes, n), text, n);
+	pt->notes.len += n;
+	return at;
+}
+
+/* take_item's verdicts but the size's, which needs the device (the
+ * solving stage's, once init is done) */
+static void pl_take(struct part *pt, enum stream_event ev, const struct stream_item *item,
+		    const char *input_name)
+{
+	char err[GRID_ERR_MAX];
+	const char *in = input_name ? input_name : "", *sep = input_name ? ": " : "";
+	struct record *r = part_record(pt);
+	r->line = item->line;
+	r->puzzle = false;
+	r->solve = false;
+	r->failed = true;
+	if (ev == STREAM_INVALID) {
+		r->note = part_note(pt, "# invalid: %s%s%s", in, sep, item->error);
+		return;
+	}
+	r->puzzle = true;
+	r->notation = item->notation;
+	/* the puzzle, and room for its answer */
+	const size_t size = short_grid_size(item->grid.cells);
+	r->grid = pt->arena.len;
+	memcpy(out_room(&pt->arena, 2 * size), &item->grid, offsetof(struct grid, cell) + (size_t)item->grid.cells);
+	pt->arena.len += 2 * size;
+	if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
+		r->note = part_note(pt, "# unsat: %s%sline %ld: %s", in, sep, item->line, err);
+	} else {
+		r->solve = true;
+		r->failed = false;
+	}
+}
+
+/* Feeds the part's lines to its stream, from the state it holds. */
+static void pl_parse_lines(struct batch *b, struct part *pt)
+{
+	pt->nrec = 0;
+	pt->arena.len = 0;
+	pt->notes.len = 0;
+	if (!pt->item)
+		pt->item = pl_alloc(NULL, sizeof *pt->item);
+	for (int k = pt->first; k < pt->first + pt->nlines; k++) {
+		const struct line_ref *l = &b->lines[k];
+		bool again;
+		do {
+			enum stream_event ev =
+				l->len < 0 ? puzzle_stream_overlong(pt->ps, l->lineno, pt->item, &again)
+					   : puzzle_stream_feed(pt->ps, b->text + l->off, (size_t)l->len,
+								l->lineno, pt->item, &again);
+			if (ev != STREAM_NONE)
+				pl_take(pt, ev, pt->item, b->input_name);
+		} while (again);
+	}
+}
+
+static void *pl_parse_part(void *arg)
+{
+	struct part_task *t = arg;
+	uint64_t t0 = now_ns();
+	pl_parse_lines(t->b, t->pt);
+	t->pt->ms = ms_since(t0);
+	return NULL;
+}
+
+/* Parses a batch's parts at once, each from a fresh stream but the first
+ * (the one the last batch left). A part is right when the part before it
+ * ended between puzzles, which a fresh stream is; one that began inside a
+ * multi-line grid is parsed again from the stream before it, in order. */
+static void pl_parse(struct batch *b)
+{
+	int nparts = b->nlines / PART_MIN_LINES;
+	if (nparts > pl.max_parts)
+		nparts = pl.max_parts;
+	if (nparts < 1)
+		nparts = 1;
+	b->nparts = nparts;
+	for (int k = 0; k < nparts; k++) {
+		struct part *pt = &b->part[k];
+		pt->first = (int)((long)b->nlines * k / nparts);
+		pt->nlines = (int)((long)b->nlines * (k + 1) / nparts) - pt->first;
+		if (!pt->ps)
+			pt->ps = pl_alloc(NULL, sizeof *pt->ps);
+		if (k == 0)
+			*pt->ps = pl.carried;
+		else
+			puzzle_stream_init(pt->ps);
+	}
+	pl_run_parts(b, pl_parse_part);
+	double ms = 0;
+	for (int k = 0; k < nparts; k++)
+		ms += b->part[k].ms;
+	uint64_t t0 = now_ns();
+	for (int k = 1; k < nparts; k++) {
+		if (b->part[k - 1].ps->kind != GRID_NONE) {
+			*b->part[k].ps = *b->part[k - 1].ps;
+			pl_parse_lines(b, &b->part[k]);
+		}
+	}
+	struct part *last = &b->part[nparts - 1];
+	pl.carried = *last->ps;
+	if (b->input_end) {
+		if (!last->item)
+			last->item = pl_alloc(NULL, sizeof *last->item);
+		enum stream_event ev = puzzle_stream_finish(&pl.carried, last->item);
+		if (ev != STREAM_NONE)
+			pl_take(last, ev, last->item, b->input_name);
+		puzzle_stream_init(&pl.carried);
+	}
+	stage_add("parse", ms + ms_since(t0), false);
+}
+
+static void *pl_parse_main(void *arg)
+{
+	(void)arg;
+	for (long seq = 0;; seq++) {
+		struct batch *b = pl_wait(seq, BATCH_READ);
+		if (!b)
+			break;
+		pl_parse(b);
+		pl_hand_on(b, BATCH_PARSED);
+	}
+	return NULL;
+}
+
+/* --- solving --- */
+
+static struct grid *record_grid(struct part *pt, const struct record *r)
+{
+	return (struct grid *)(void *)(pt->arena.p + r->grid);
+}
+
+static struct grid *record_answer(struct part *pt, const struct record *r, const struct grid *puzzle)
+{
+	return (struct grid *)(void *)(pt->arena.p + r->grid + short_grid_size(puzzle->cells));
+}
+
+/* Solves a batch's puzzles in one call, with results of the solving
+ * thread's own (full size, kept from batch to batch), copied into the
+ * records' room afterwards. */
+static void pl_solve(struct batch *b, int solver)
+{
+	int n = 0;
+	for (int k = 0; k < b->nparts; k++)
+		n += b->part[k].nrec;
+	const struct grid **grids = pl_alloc(NULL, ((size_t)n + 1) * sizeof *grids);
+	struct solve_result **res = pl_alloc(NULL, ((size_t)n + 1) * sizeof *res);
+	enum solve_status *st = pl_alloc(NULL, ((size_t)n + 1) * sizeof *st);
+	struct record **rec = pl_alloc(NULL, ((size_t)n + 1) * sizeof *rec);
+	struct part **rec_part = pl_alloc(NULL, ((size_t)n + 1) * sizeof *rec_part);
+	if (n > pl.results_cap[solver]) {
+		free(pl.results[solver]);
+		pl.results[solver] = pl_alloc(NULL, (size_t)n * sizeof *pl.results[solver]);
+		pl.results_cap[solver] = n;
+	}
+	char prefix[128] = "";
+	if (b->input_name)
+		snprintf(prefix, sizeof prefix, "%s: ", b->input_name);
+	n = 0;
+	for (int k = 0; k < b->nparts; k++) {
+		struct part *pt = &b->part[k];
+		for (int i = 0; i < pt->nrec; i++) {
+			struct record *r = &pt->rec[i];
+			const struct grid *g = r->puzzle ? record_grid(pt, r) : NULL;
+			if (g && !size_supported(g->box)) {
+				char text[GRID_ERR_MAX + 96];
+				describe_unsupported(text, sizeof text, b->input_name, r->line, g->side);
+				r->note = part_note(pt, "%s", text);
+				r->solve = false;
+				r->failed = true;
+			}
+			if (!r->solve)
+				continue;
+			rec[n] = r;
+			rec_part[n] = pt;
+			grids[n] = g;
+			res[n] = &pl.results[solver][n];
+			n++;
+		}
+	}
+	if (n) {
+		struct worker_ctx ctx;
+		char where[128];
+		snprintf(where, sizeof where, "%sline %ld", prefix, rec[0]->line);
+		ctx.where = where;
+		ctx.id = NULL;
+		ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0, opt.count_limit, opt.seed);
+		uint64_t t0 = now_ns();
+		ALGO.solve_batch(grids, n, res, st, &ctx);
+		stage_add("solve", ms_since(t0), false);
+		for (int i = 0; i < n; i++) {
+			struct record *r = rec[i];
+			struct part *pt = rec_part[i];
+			r->st = st[i];
+			r->count = res[i]->count;
+			if (st[i] == SOLVE_GAVEUP)
+				r->note = part_note(pt, "%s", res[i]->reason);
+			if (st[i] == SOLVE_SOLVED) {
+				/* the header and the cells used */
+				const struct grid *g = record_grid(pt, r);
+				struct grid *a = record_answer(pt, r, g);
+				a->box = res[i]->solution.box;
+				a->side = res[i]->solution.side;
+				a->cells = res[i]->solution.cells;
+				memcpy(a->cell, res[i]->solution.cell,
+				       (size_t)(a->cells > 0 && a->cells <= g->cells ? a->cells : 0));
+			}
+		}
+		pthread_mutex_lock(&pl.lock);
+		pl.puzzles += n;
+		pthread_mutex_unlock(&pl.lock);
+	}
+	free(grids);
+	free(res);
+	free(st);
+	free(rec);
+	free(rec_part);
+}
+
+static void *pl_solve_main(void *arg)
+{
+	const int solver = (int)(intptr_t)arg;
+	for (;;) {
+		pthread_mutex_lock(&pl.lock);
+		long seq = pl.next_solve++;
+		pthread_mutex_unlock(&pl.lock);
+		struct batch *b = pl_wait(seq, BATCH_PARSED);
+		if (!b)
+			break;
+		pl_hand_on(b, BATCH_SOLVING);
+		pthread_once(&pl_init_once, pl_init_joined);
+		pl_solve(b, solver);
+		pl_hand_on(b, BATCH_SOLVED);
+	}
+	return NULL;
+}
+
+/* --- formatting and writing --- */
+
+static void *pl_format_part(void *arg)
+{
+	struct part_task *t = arg;
+	struct part *pt = t->pt;
+	uint64_t t0 = now_ns();
+	pt->out.len = 0;
+	pt->failed = false;
+	for (int i = 0; i < pt->nrec; i++) {
+		struct record *r = &pt->rec[i];
+		if (!r->solve) {
+			out_printf(&pt->out, "%s\n", pt->notes.p + r->note);
+		} else {
+			const struct grid *g = record_grid(pt, r);
+			format_verdict(&pt->out, g, &r->notation, r->st, r->count, record_answer(pt, r, g),
+				       r->st == SOLVE_GAVEUP ? pt->notes.p + r->note : "", &r->failed);
+		}
+		pt->failed |= r->failed;
+	}
+	pt->ms = ms_since(t0);
+	return NULL;
+}
+
+static void *pl_format_main(void *arg)
+{
+	(void)arg;
+	for (long seq = 0;; seq++) {
+		struct batch *b = pl_wait(seq, BATCH_SOLVED);
+		if (!b)
+			break;
+		pl_run_parts(b, pl_format_part);
+		uint64_t t0 = now_ns();
+		double ms = 0;
+		for (int k = 0; k < b->nparts; k++) {
+			struct part *pt = &b->part[k];
+			if (pt->out.len)
+				fwrite(pt->out.p, 1, pt->out.len, stdout);
+			if (pt->failed)
+				exit_status = 1;
+			ms += pt->ms;
+		}
+		fflush(stdout);
+		stage_add("format", ms + ms_since(t0), false);
+		pl_hand_on(b, BATCH_FREE);
+	}
+	return NULL;
+}
+
+static void pl_report_timing(double wall_ms)
+{
+	fprintf(stderr,
+		"%s: timing: %.3f s wall, %ld puzzles solved; each stage's busy time (summed over its "
+		"threads; stages overlap) and its share of the wall:\n",
+		program, wall_ms / 1e3, pl.puzzles);
+	for (int i = 0; i < nstages; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "%s%s", stages[i].algorithm ? "solve: " : "", stages[i].name);
+		fprintf(stderr, "%s: timing: %-18s %9.3f s %6.1f%%\n", program, name, stages[i].ms / 1e3,
+			100.0 * stages[i].ms / wall_ms);
+	}
+}
+
+/* Filter mode for an algorithm with solve_batch; init runs beside it. */
+static int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	pl.max_parts = cpus < 1 ? 1 : cpus > PIPE_MAX_PARTS ? PIPE_MAX_PARTS : (int)cpus;
+	puzzle_stream_init(&pl.carried);
+	/* the driver's stages first, in the order a puzzle meets them */
+	stage_add("start", 0, false);
+	stage_add("read", 0, false);
+	stage_add("parse", 0, false);
+	stage_add("solve", 0, false);
+	stage_add("format", 0, false);
+	if (ALGO.init && pthread_create(&pl.init_thread, NULL, pl_init_main, NULL) != 0) {
+		fprintf(stderr, "%s: cannot start a thread\n", program);
+		return 2;
+	}
+	pthread_t parser, solver[PIPE_SOLVERS], formatter;
+	bool ok = pthread_create(&parser, NULL, pl_parse_main, NULL) == 0 &&
+		  pthread_create(&formatter, NULL, pl_format_main, NULL) == 0;
+	for (int i = 0; ok && i < PIPE_SOLVERS; i++)
+		ok = pthread_create(&solver[i], NULL, pl_solve_main, (void *)(intptr_t)i) == 0;
+	if (!ok) {
+		fprintf(stderr, "%s: cannot start a thread\n", program);
+		return 2;
+	}
+	int status = 0;
+	if (first >= argc && pl_read_input(STDIN_FILENO, NULL) < 0)
+		status = 2;
+	for (int i = first; i < argc; i++) {
+		int fd = STDIN_FILENO;
+		const char *name = NULL;
+		if (strcmp(argv[i], "-") != 0) {
+			fd = open(argv[i], O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				fprintf(stderr, "%s: %s: %s\n", program, argv[i], strerror(errno));
+				status = 2;
+				continue;
+			}
+			name = argv[i];
+		}
+		if (pl_read_input(fd, name) < 0)
+			status = 2;
+		if (fd != STDIN_FILENO)
+			close(fd);
+	}
+	pthread_mutex_lock(&pl.lock);
+	pl.reading_done = true;
+	pthread_cond_broadcast(&pl.wake);
+	pthread_mutex_unlock(&pl.lock);
+	pthread_join(parser, NULL);
+	for (int i = 0; i < PIPE_SOLVERS; i++)
+		pthread_join(solver[i], NULL);
+	pthread_join(formatter, NULL);
+	/* no batch at all (no input could be opened): the device still decides */
+	pthread_once(&pl_init_once, pl_init_joined);
+	for (int i = 0; i < PIPE_BATCHES; i++) {
+		struct batch *b = &pl.ring[i];
+		free(b->text);
+		free(b->lines);
+		for (int k = 0; k < PIPE_MAX_PARTS; k++) {
+			struct part *pt = &b->part[k];
+			free(pt->rec);
+			free(pt->arena.p);
+			free(pt->notes.p);
+			free(pt->item);
+			free(pt->ps);
+			free(pt->out.p);
+		}
+	}
+	for (int i = 0; i < PIPE_SOLVERS; i++)
+		free(pl.results[i]);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
+		return 2;
+	}
+	if (opt.timing)
+		pl_report_timing(ms_since(start_ns));
+	return status ? status : exit_status;
+}
+
 static int filter_main(int argc, char **argv, int first)
 {
 	pending = calloc((size_t)(2 * opt.batch + 4), sizeof *pending);
@@ -1236,8 +2110,11 @@ int main(int argc, char **argv)
 	static char name[64];
 	snprintf(name, sizeof name, "sudoku-%s", ALGO.name);
 	program = name;
+	uint64_t start_ns = now_ns();
 	int first = parse_options(argc, argv);
 	device.max_box = ALGO.max_box;
+	if (!opt.protocol && ALGO.solve_batch)
+		return pipeline_main(argc, argv, first, start_ns);
 	if (ALGO.init) {
 		char msg[256] = "";
 		if (ALGO.init(&device, msg, sizeof msg) < 0)

@@ -76,7 +76,12 @@ struct worker_algorithm {
 	/* Optional: solves several puzzles at once (the GPU). The driver calls it
 	 * with up to batch_max puzzles when more than one is waiting; it fills
 	 * *res[i] (uninitialised: pointers into the driver's own records, so that
-	 * a big batch costs no second copy of them) and status[i]. */
+	 * a big batch costs no second copy of them) and status[i]. A puzzle may
+	 * be short: its header and the cells used, no more (read those, never
+	 * copy the whole struct); so may res[i]->solution be read. Two threads
+	 * call it (or solve) at once, each with its own batch and ctx, so that
+	 * one batch's expansion overlaps the other's launches; in filter mode
+	 * init runs in a thread of its own while the input is read. */
 	void (*solve_batch)(const struct grid *const *puzzles, int n, struct solve_result *const *res,
 			    enum solve_status *status, struct worker_ctx *ctx);
 	int batch_max;
@@ -106,5 +111,20 @@ uint64_t worker_seed(const struct worker_ctx *ctx);
 
 /* Milliseconds since this puzzle's search began. */
 double worker_elapsed_ms(const struct worker_ctx *ctx);
+
+/* --timing (offered to algorithms with solve_batch): each launch's report
+ * (through worker_progress) and the stages' shares of the wall time are
+ * wanted. */
+bool worker_timing_wanted(void);
+
+/* Adds ms to the busy time of one of the algorithm's stages (a string
+ * literal, e.g. "expansion"), reported at the end under --timing beside
+ * the driver's own (reading, parsing, formatting). Any thread may call it. */
+void worker_stage_time(const char *stage, double ms);
+
+/* Tells the user something they should act on (a search that may not end
+ * in reasonable time): a line on standard error in filter mode; nothing in
+ * protocol mode, where the racer keeps its own time limits. */
+void worker_notice(struct worker_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
