@@ -184,10 +184,9 @@ void proc_send_cancel(struct proc *p, uint64_t seq)
 
 static void check_finished(struct proc *p);
 
-void proc_stop(struct proc *p, enum outcome why, bool strike)
+/* The way into STOPPING, from any live state. */
+static void enter_stopping(struct proc *p, enum outcome why, bool strike)
 {
-	if (p->state == PROC_STOPPING || proc_finished(p))
-		return;
 	p->was_starting = p->state == PROC_STARTING;
 	p->state = PROC_STOPPING;
 	p->why = why;
@@ -195,6 +194,13 @@ void proc_stop(struct proc *p, enum outcome why, bool strike)
 	evtimer_del(p->timer);
 	if (p->stage_timer)
 		evtimer_del(p->stage_timer);
+}
+
+void proc_stop(struct proc *p, enum outcome why, bool strike)
+{
+	if (p->state == PROC_STOPPING || proc_finished(p))
+		return;
+	enter_stopping(p, why, strike);
 	if (p->to) {
 		bufferevent_free(p->to);
 		p->to = NULL;
@@ -261,12 +267,7 @@ void proc_quit(struct proc *p)
 	bufferevent_setcb(p->to, NULL, quit_drained_cb, to_event_cb, p);
 	/* its requests are the race's no more (race_stop came first) */
 	p->ninflight = 0;
-	p->why = OUT_KILLED;
-	p->strike = false;
-	p->state = PROC_STOPPING;
-	evtimer_del(p->timer);
-	if (p->stage_timer)
-		evtimer_del(p->stage_timer);
+	enter_stopping(p, OUT_KILLED, false);
 	timer_in(p, opt.grace_s * 1000);
 }
 

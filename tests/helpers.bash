@@ -124,3 +124,14 @@ end_session() {
 		W_PID=
 	fi
 }
+
+# For the racer's suites (they set T and write "$T/answers"):
+# slowpoke [DELAY]: a well-behaved worker entry that answers after DELAY s
+slowpoke() {
+	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"
+}
+
+# race ARGS...: the racer without a cache
+race() {
+	sudoku-race --no-cache "$@"
+}

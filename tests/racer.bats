@@ -15,15 +15,6 @@ setup() {
 	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
 }
 
-# slowpoke [DELAY]: a well-behaved worker entry that answers after DELAY s
-slowpoke() {
-	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"
-}
-
-# race ARGS...: the racer without a cache
-race() {
-	sudoku-race --no-cache "$@"
-}
 
 # stat_of WORKER COLUMN: a figure of --stats' table (read on stdin)
 stat_of() {

@@ -13,14 +13,6 @@ setup() {
 	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
 }
 
-slowpoke() {
-	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"
-}
-
-race() {
-	sudoku-race --no-cache "$@"
-}
-
 # A line of --stats' summary (read on stdin): "schedule: ...".
 summary() {
 	grep "^sudoku-race: $1" || true
