@@ -51,6 +51,11 @@ struct list {
 };
 static struct list requeued, racing_all;
 static int all_cap;
+/* Puzzles escalated at once: as many as the other entries have processes
+ * (each escalated puzzle gets a process of every entry to itself; more
+ * would queue behind each other there). A puzzle over its budget waits,
+ * with its presolver, for a place. */
+static int escalate_cap;
 
 static struct puzzle *slot(uint64_t seq)
 {
@@ -117,6 +122,10 @@ void race_init(void)
 		if (specs[i].nprocs > most)
 			most = specs[i].nprocs;
 	all_cap = ALL_DEPTH * most;
+	escalate_cap = 1;
+	for (int i = 0; i < nspecs; i++)
+		if (!specs[i].presolver && strcmp(specs[i].name, "gpu") != 0 && specs[i].nprocs > escalate_cap)
+			escalate_cap = specs[i].nprocs;
 	uint64_t want = (uint64_t)nprocs * DEPTH * 2 + (uint64_t)all_cap + 256;
 	for (int i = 0; i < nspecs; i++)
 		if (strcmp(specs[i].name, "gpu") == 0)
@@ -258,6 +267,7 @@ static void advance_output(void)
 
 static void dispatch(void);
 static bool check_done(struct puzzle *pz);
+static void escalate_waiting(void);
 
 /* A puzzle without a solution: when its givens clash, it says where (the
  * answer the workers' filter mode gives). Checked only here, not on every
@@ -288,10 +298,12 @@ static void end_race(struct puzzle *pz, enum verdict v)
 	for (int i = 0; i < nspecs; i++)
 		if (pz->outcome[i] == OUT_SENT)
 			proc_send_cancel(proc_for(pz, i), pz->seq);
+	bool freed_place = false;
 	if (pz->stage == STAGE_ALL) {
 		list_remove(&racing_all, pz);
 		if (pz->timeout_ev)
 			evtimer_del(pz->timeout_ev);
+		freed_place = true;
 	} else {
 		counts.first_only++;
 	}
@@ -301,8 +313,10 @@ static void end_race(struct puzzle *pz, enum verdict v)
 		struct worker_spec *w = &specs[pz->winner];
 		w->st.won++;
 		w->st.won_ms += pz->winner_ms;
-		if (pz->escalated)
+		if (pz->escalated) {
 			w->st.won_escalated++;
+			schedule_escalation_won(pz->item.grid.box, pz->winner);
+		}
 		if (pz->stage == STAGE_FIRST && pz->winner == pz->first_spec)
 			schedule_record(pz->item.grid.box, pz->winner_ms);
 		if (cache_enabled()) {
@@ -318,6 +332,8 @@ static void end_race(struct puzzle *pz, enum verdict v)
 		}
 	}
 	advance_output();
+	if (freed_place)
+		escalate_waiting();
 	dispatch();
 }
 
@@ -387,9 +403,14 @@ static void race_all(struct puzzle *pz, bool escalated)
 			tv = (struct timeval){(time_t)(left / 1000), (suseconds_t)((long)(left * 1000) % 1000000)};
 		evtimer_add(pz->timeout_ev, &tv);
 	}
-	pool_start_all();
-	for (int i = 0; i < nspecs; i++)
+	for (int i = 0; i < nspecs; i++) {
+		if (escalated && pz->outcome[i] == OUT_NONE && !schedule_joins(pz->item.grid.box, i)) {
+			pz->outcome[i] = OUT_SKIPPED; /* it never wins these */
+			continue;
+		}
+		pool_start_spec(&specs[i]);
 		offer(pz, i);
+	}
 }
 
 /* The presolver's process p holds an escalated puzzle at its head: the
@@ -422,7 +443,7 @@ static void escalate(struct puzzle *pz)
 /* A puzzle taken back from a held process: raced again from the start. */
 static void requeue(struct puzzle *pz)
 {
-	pz->requeue = false;
+	pz->requeue = pz->overdue = false;
 	pz->outcome[pz->first_spec] = OUT_NONE;
 	pz->first_spec = -1;
 	pz->stage = STAGE_WAITING;
@@ -633,7 +654,7 @@ void race_add(enum stream_event ev, const char *input_name)
 	pz->winner_ms = pz->race_ms = 0;
 	pz->stage = STAGE_WAITING;
 	pz->first_spec = -1;
-	pz->requeue = pz->escalated = false;
+	pz->requeue = pz->escalated = pz->overdue = false;
 	pz->start_ns = pz->dispatch_ns = pz->all_ns = 0;
 	pz->prev = pz->next = -1;
 	pz->uniq = UNIQ_UNKNOWN;
@@ -796,6 +817,7 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 	if (!pz || stopped) {
 		if (m->type == MSG_CANCELLED)
 			s->st.cancelled++;
+		dispatch();
 		return;
 	}
 	if (m->type == MSG_CANCELLED && pz->state == PZ_RACING && pz->stage == STAGE_FIRST && pz->requeue) {
@@ -809,6 +831,7 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 	pz->outcome_ms[s->index] = (float)ms;
 	if (pz->state != PZ_RACING) {
 		late_message(pz, s, m);
+		dispatch(); /* its process has room again */
 		return;
 	}
 	uint8_t *o = &pz->outcome[s->index];
@@ -943,12 +966,14 @@ static void arm_stage_timer(struct proc *p, const struct puzzle *pz)
 		die("cannot create a timer");
 	if (evtimer_pending(p->stage_timer, NULL))
 		return;
-	double ms = schedule_budget_ms(pz->item.grid.box);
+	double budget = schedule_budget_ms(pz->item.grid.box), ran = ms_since(p->head_ns);
 	if (p->spec->batch > 1)
-		ms *= 10; /* a GPU batch: its launch, not one puzzle's search */
-	if (opt.timeout_s > 0 && opt.timeout_s * 1000 < ms)
-		ms = opt.timeout_s * 1000;
-	ms -= ms_since(p->head_ns);
+		budget *= 10; /* a GPU batch: its launch, not one puzzle's search */
+	/* an overdue puzzle looks again a budget later (escalate_waiting is
+	 * the quick way in) */
+	double ms = pz->overdue ? budget : budget - ran;
+	if (opt.timeout_s > 0 && opt.timeout_s * 1000 - ran < ms)
+		ms = opt.timeout_s * 1000 - ran;
 	if (ms < 0)
 		ms = 0;
 	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((long)(ms * 1000) % 1000000)};
@@ -967,6 +992,8 @@ void race_head_started(struct proc *p)
 		pz->start_ns = p->head_ns;
 	if (pz->stage == STAGE_ALL)
 		p->held = pz->escalated && pz->first_spec == p->spec->index;
+	else if (pz->overdue)
+		p->held = true;
 	else if (pz->stage == STAGE_FIRST && pz->first_spec == p->spec->index)
 		arm_stage_timer(p, pz);
 }
@@ -987,10 +1014,42 @@ static void stage_timer_cb(evutil_socket_t fd, short what, void *arg)
 	if (opt.timeout_s > 0 && ran + 0.5 >= opt.timeout_s * 1000) {
 		end_race(pz, V_TIMEOUT);
 	} else if (ran + 0.05 >= budget) {
-		escalate(pz);
-		check_done(pz);
+		if (racing_all.n < escalate_cap) {
+			escalate(pz);
+			check_done(pz);
+			return;
+		}
+		/* no place yet: the puzzles behind it go elsewhere, and it waits
+		 * (escalate_waiting, or this timer again) */
+		if (!pz->overdue) {
+			pz->overdue = true;
+			take_back_queued(p);
+		}
+		arm_stage_timer(p, pz);
 	} else {
 		arm_stage_timer(p, pz);
+	}
+}
+
+/* A place among the escalated puzzles is free: the longest overdue puzzle
+ * takes it. */
+static void escalate_waiting(void)
+{
+	while (!stopped && racing_all.n < escalate_cap) {
+		struct puzzle *oldest = NULL;
+		for (int i = 0; i < nprocs; i++) {
+			struct proc *p = &procs[i];
+			if (!proc_ready(p) || !p->ninflight)
+				continue;
+			struct puzzle *pz = race_find(p->inflight[0].seq);
+			if (pz && pz->state == PZ_RACING && pz->stage == STAGE_FIRST && pz->overdue &&
+			    (!oldest || pz->start_ns < oldest->start_ns))
+				oldest = pz;
+		}
+		if (!oldest)
+			return;
+		escalate(oldest);
+		check_done(oldest);
 	}
 }
 

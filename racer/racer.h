@@ -302,8 +302,15 @@ int schedule_presolver(int box);
 double schedule_budget_ms(int box);
 /* A presolver's solve time (its own ms=) for a puzzle of this size. */
 void schedule_record(int box, double ms);
-/* For --stats: one line about the budgets in use. */
+/* An escalated race of this size was won by this entry. */
+void schedule_escalation_won(int box, int spec);
+/* Does this entry join the escalated races of this size? (Every entry
+ * does until a few were won; then those that won any.) */
+bool schedule_joins(int box, int spec);
+/* For --stats: one line about the budgets in use; the entries left out of
+ * escalations, per size. */
 void schedule_describe(char *buf, size_t size);
+void schedule_describe_benched(char *buf, size_t size);
 void schedule_init(void);
 
 /* --- race.c: puzzles and their races --- */
@@ -342,6 +349,7 @@ struct puzzle {
 	int first_spec;            /* STAGE_FIRST: the entry that has it alone */
 	bool requeue;              /* STAGE_FIRST: taken back from a held process */
 	bool escalated;            /* the rest of the portfolio joined after the budget */
+	bool overdue;              /* STAGE_FIRST: over its budget, waiting for a place */
 	uint64_t dispatch_ns;      /* first sent to a worker */
 	uint64_t start_ns;         /* the race's clock: a worker began it (0: not yet) */
 	uint64_t all_ns;           /* STAGE_ALL since */

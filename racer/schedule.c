@@ -35,6 +35,14 @@ static const char *const preferred[GRID_MAX_BOX + 1][3] = {
 	{"cp", "sat", "dlx"}, {"sat", "cp", "dlx"}, {"sat", "cp", "dlx"}, {"sat", "cp", "dlx"},
 };
 
+/* Escalated races of a size won, and by whom: after EXPLORE of them, an
+ * entry that won none no longer joins that size's escalations (on a small
+ * machine every process that joins takes a share of the cores from the
+ * ones that win). */
+#define EXPLORE 8
+static long escalations_won[GRID_MAX_BOX + 1];
+static long wins_after[GRID_MAX_BOX + 1][MAX_SPECS];
+
 struct size_times {
 	float ms[RECENT];
 	long n; /* times recorded, all told */
@@ -130,5 +138,40 @@ void schedule_describe(char *buf, size_t size)
 			continue;
 		pos += (size_t)snprintf(buf + pos, size - pos, "%s%dx%d %.1f ms (q95 %.2f ms of %ld)",
 					pos ? ", " : "", box * box, box * box, t->budget_ms, t->quantile_ms, t->n);
+	}
+}
+
+void schedule_escalation_won(int box, int spec)
+{
+	if (box < GRID_MIN_BOX || box > GRID_MAX_BOX || spec < 0 || spec >= MAX_SPECS)
+		return;
+	escalations_won[box]++;
+	wins_after[box][spec]++;
+}
+
+bool schedule_joins(int box, int spec)
+{
+	if (box < GRID_MIN_BOX || box > GRID_MAX_BOX || opt.schedule_all)
+		return true;
+	return escalations_won[box] < EXPLORE || wins_after[box][spec] > 0;
+}
+
+void schedule_describe_benched(char *buf, size_t size)
+{
+	size_t pos = 0;
+	buf[0] = '\0';
+	for (int box = GRID_MIN_BOX; box <= GRID_MAX_BOX && pos < size; box++) {
+		if (escalations_won[box] < EXPLORE)
+			continue;
+		int listed = 0;
+		for (int i = 0; i < nspecs && pos < size; i++) {
+			if (schedule_joins(box, i) || !specs[i].started || i == schedule_presolver(box))
+				continue;
+			if (!listed++)
+				pos += (size_t)snprintf(buf + pos, size - pos, "%s%dx%d:", pos ? "; " : "", box * box,
+							box * box);
+			if (pos < size)
+				pos += (size_t)snprintf(buf + pos, size - pos, " %s", specs[i].label);
+		}
 	}
 }

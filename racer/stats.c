@@ -42,6 +42,9 @@ void stats_report(double wall_ms)
 	schedule_describe(buf, sizeof buf);
 	if (buf[0])
 		fprintf(f, "%s: presolver budgets: %s\n", PROGRAM, buf);
+	schedule_describe_benched(buf, sizeof buf);
+	if (buf[0])
+		fprintf(f, "%s: left out of escalations (no win in the first ones): %s\n", PROGRAM, buf);
 	int w = 6;
 	for (int i = 0; i < nspecs; i++)
 		if ((int)strlen(specs[i].label) > w)

@@ -146,3 +146,16 @@ summary() {
 	kill -TERM "$racer"
 	wait "$racer" || true
 }
+
+@test "staged: an entry that wins none of the first escalations of a size no longer joins them" {
+	for i in 1 2 3; do cat "$DATA/easy9.txt"; done >"$T/in"
+	# the presolver never answers in time, but acknowledges its cancels
+	run --separate-stderr race --stats -j 1 --presolver "$(slowpoke 30)" \
+		--workers "$(slowpoke 30)","$(slowpoke 0.01)","$(slowpoke 5)" "$T/in"
+	assert_success
+	printf '%s\n' "${lines[@]}" >"$T/out"
+	run verify "$T/in" "$T/out"
+	assert_line "9 ok, 0 none, 0 wrong"
+	[[ $(summary "left out of escalations" <<<"$stderr") == *"9x9: fake-slowpoke:answers=$T/answers:delay=5" ]]
+	[[ $(summary "won after escalation" <<<"$stderr") == *"delay=0.01 9" ]]
+}
