@@ -1,0 +1,315 @@
+/* sudoku-sat: the puzzle as a SAT problem, solved by CaDiCaL (a CDCL solver,
+ * through its C API, in process). Beyond the seeds: large grids are where
+ * clause learning beats the papers' searches.
+ *
+ * The encoding keeps only what the givens leave open. sudoku-cp's two rules
+ * (propagate.c) run first; each candidate v of each open cell is a variable,
+ * and each open cell and each value still missing from a unit gets an
+ * exactly-one constraint over its candidates: one clause for "at least
+ * one", and "at most one" pairwise for short lists, by a sequential counter
+ * (Sinz 2005: k-1 extra variables, 3k-4 binary clauses) for long ones. A
+ * 36x36 puzzle at 45% fixed makes some 10,000 variables, where the plain
+ * encoding of every cell and value has 46,656 and millions of clauses.
+ *
+ * Counting adds a clause that blocks each solution found and solves again
+ * (the solver is incremental). Cancel and the time limit reach CaDiCaL
+ * through its terminate callback, which it polls once per step of its
+ * search (a decision or a conflict). */
+#include "config.h"
+
+#include <ccadical.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "propagate.h"
+#include "worker.h"
+
+enum amo_encoding { AMO_AUTO, AMO_PAIRWISE, AMO_SEQUENTIAL };
+enum solver_mode { MODE_DEFAULT, MODE_SAT, MODE_UNSAT };
+
+static int amo_encoding = AMO_AUTO;
+static int pairwise_max = 6;
+static bool presolve = true;
+static bool initial_phase = true;
+static int solver_mode = MODE_DEFAULT;
+
+static const struct worker_option sat_options[] = {
+	{"amo", OPT_CHOICE, &amo_encoding, 0, 0, "auto|pair|seq",
+	 "at most one: pairwise, a sequential counter, or auto (pairwise up to"
+	 " --pairwise-max literals)"},
+	{"pairwise-max", OPT_INT, &pairwise_max, 2, 64, NULL,
+	 "--amo=auto: the longest list encoded pairwise"},
+	{"presolve", OPT_FLAG, &presolve, 0, 0, NULL,
+	 "propagate the givens by sudoku-cp's rules before encoding (--no-presolve: every"
+	 " value of every open cell, less its peers' givens)"},
+	{"phase", OPT_FLAG, &initial_phase, 0, 0, NULL,
+	 "CaDiCaL's initial phase: true (--no-phase: false)"},
+	{"mode", OPT_CHOICE, &solver_mode, 0, 0, "both|sat|unsat",
+	 "CaDiCaL's search modes: both (its default, alternating), sat (stable mode"
+	 " only: CaDiCaL's --sat), unsat (focused mode only: its --unsat)"},
+	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
+};
+
+/* The clauses being built, and the variables' meaning. */
+struct encoding {
+	CCaDiCaL *solver;
+	int box, side, cells;
+	int *var;       /* [cells * N]: at cell * N + v - 1, the variable "cell
+			 * holds v", 0 when v is not a candidate there */
+	int nvars;      /* the candidates' variables are 1..ncand */
+	int ncand;
+	long nclauses;
+};
+
+static void add_clause2(struct encoding *e, int a, int b)
+{
+	ccadical_add(e->solver, a);
+	ccadical_add(e->solver, b);
+	ccadical_add(e->solver, 0);
+	e->nclauses++;
+}
+
+/* At most one of lits[0..n-1] true. */
+static void at_most_one(struct encoding *e, const int *lits, int n)
+{
+	bool pairwise = amo_encoding == AMO_PAIRWISE ||
+			(amo_encoding == AMO_AUTO && n <= pairwise_max);
+	if (pairwise || n <= 2) {
+		for (int i = 0; i < n; i++)
+			for (int j = i + 1; j < n; j++)
+				add_clause2(e, -lits[i], -lits[j]);
+		return;
+	}
+	/* sequential counter: s_i says "one of lits[0..i] is true" */
+	int s_prev = ++e->nvars;
+	add_clause2(e, -lits[0], s_prev);
+	for (int i = 1; i < n - 1; i++) {
+		int s = ++e->nvars;
+		add_clause2(e, -lits[i], s);
+		add_clause2(e, -s_prev, s);
+		add_clause2(e, -lits[i], -s_prev);
+		s_prev = s;
+	}
+	add_clause2(e, -lits[n - 1], -s_prev);
+}
+
+/* Exactly one of lits[0..n-1] true (n >= 1). */
+static void exactly_one(struct encoding *e, const int *lits, int n)
+{
+	for (int i = 0; i < n; i++)
+		ccadical_add(e->solver, lits[i]);
+	ccadical_add(e->solver, 0);
+	e->nclauses++;
+	at_most_one(e, lits, n);
+}
+
+/* The candidates of the open cells, numbered, and their constraints. */
+static void encode(struct encoding *e, const struct cp_board *b)
+{
+	const int side = e->side;
+	int lits[GRID_MAX_SIDE];
+	memset(e->var, 0, sizeof *e->var * (size_t)e->cells * (size_t)side);
+	for (int cell = 0; cell < e->cells; cell++) {
+		if (b->value[cell])
+			continue;
+		int n = 0;
+		for (uint64_t c = b->cand[cell]; c; c &= c - 1)
+			lits[n++] = e->var[cell * side + __builtin_ctzll(c)] = ++e->nvars;
+		exactly_one(e, lits, n);
+	}
+	e->ncand = e->nvars;
+	for (int u = 0; u < 3 * side; u++) {
+		const uint16_t *unit = cp_unit(e->box, u);
+		for (int v1 = 0; v1 < side; v1++) {
+			int n = 0;
+			bool placed = false;
+			for (int k = 0; k < side && !placed; k++) {
+				int cell = unit[k];
+				placed = b->value[cell] == v1 + 1;
+				if (e->var[cell * side + v1])
+					lits[n++] = e->var[cell * side + v1];
+			}
+			if (!placed)
+				exactly_one(e, lits, n);
+		}
+	}
+}
+
+/* What the terminate and learn callbacks see. */
+struct watch {
+	struct worker_ctx *ctx;
+	const struct encoding *e;
+	int presolved;       /* cells fixed before the encoding */
+	uint64_t steps;      /* terminate polls: decisions and conflicts */
+	uint64_t learned;    /* clauses learned: one per conflict */
+	uint64_t units;      /* of them, units: variables fixed for good */
+	long found;
+};
+
+static int should_terminate(void *state)
+{
+	struct watch *w = state;
+	w->steps++;
+	if (worker_progress_wanted(w->ctx))
+		worker_progress(w->ctx, "conflicts=%llu fixed=%llu/%d cells=%d/%d found=%ld steps=%llu",
+				(unsigned long long)w->learned, (unsigned long long)w->units,
+				w->e->nvars, w->presolved, w->e->cells, w->found,
+				(unsigned long long)w->steps);
+	return worker_should_stop(w->ctx);
+}
+
+static void count_learned(void *state, int *clause)
+{
+	struct watch *w = state;
+	w->learned++;
+	if (clause[0] && !clause[1])
+		w->units++;
+}
+
+/* CaDiCaL's options; they must be set before the first clause. */
+static void configure(CCaDiCaL *solver, uint64_t seed)
+{
+	ccadical_set_option(solver, "quiet", 1);
+	ccadical_set_option(solver, "seed", (int)(seed % INT_MAX));
+	ccadical_set_option(solver, "phase", initial_phase);
+	if (solver_mode == MODE_SAT) {
+		/* CaDiCaL's own "--sat" configuration */
+		ccadical_set_option(solver, "elimreleff", 10);
+		ccadical_set_option(solver, "stabilizeonly", 1);
+		ccadical_set_option(solver, "subsumereleff", 60);
+	} else if (solver_mode == MODE_UNSAT) {
+		ccadical_set_option(solver, "stabilize", 0);
+		ccadical_set_option(solver, "walk", 0);
+	}
+}
+
+/* Without the presolve: the givens are fixed and each open cell keeps the
+ * values its peers' givens leave, nothing more. */
+static void load_plain(struct cp_board *b, const struct grid *puzzle)
+{
+	int npeers;
+	b->fixed = 0;
+	b->failed = false;
+	for (int cell = 0; cell < b->cells; cell++) {
+		b->value[cell] = puzzle->cell[cell];
+		if (puzzle->cell[cell]) {
+			b->cand[cell] = 1ULL << (puzzle->cell[cell] - 1);
+			b->fixed++;
+			continue;
+		}
+		uint64_t c = b->all;
+		const uint16_t *peers = cp_peers(b->box, cell, &npeers);
+		for (int k = 0; k < npeers; k++)
+			if (puzzle->cell[peers[k]])
+				c &= ~(1ULL << (puzzle->cell[peers[k]] - 1));
+		b->cand[cell] = c;
+		if (!c)
+			b->failed = true;
+	}
+}
+
+/* The solution in the model: the board's fixed cells and, in each open
+ * cell, its true candidate. */
+static void read_model(const struct encoding *e, const struct cp_board *b, struct grid *g)
+{
+	cp_board_to_grid(b, g);
+	for (int cell = 0; cell < e->cells; cell++) {
+		if (b->value[cell])
+			continue;
+		for (int v1 = 0; v1 < e->side; v1++) {
+			int x = e->var[cell * e->side + v1];
+			if (x && ccadical_val(e->solver, x) > 0) {
+				g->cell[cell] = (uint8_t)(v1 + 1);
+				break;
+			}
+		}
+	}
+}
+
+/* Rules out the solution g: some open cell must differ. */
+static void block(const struct encoding *e, const struct cp_board *b, const struct grid *g)
+{
+	for (int cell = 0; cell < e->cells; cell++)
+		if (!b->value[cell])
+			ccadical_add(e->solver, -e->var[cell * e->side + g->cell[cell] - 1]);
+	ccadical_add(e->solver, 0);
+}
+
+static enum solve_status sat_solve(const struct grid *puzzle, struct solve_result *res,
+				   struct worker_ctx *ctx)
+{
+	const long limit = worker_count_limit(ctx);
+	struct cp_board board;
+	struct encoding e = {.box = puzzle->box, .side = puzzle->side, .cells = puzzle->cells};
+	if (cp_board_alloc(&board, puzzle->box) < 0)
+		goto nomem;
+	if (presolve ? cp_board_load(&board, puzzle) < 0 : (load_plain(&board, puzzle), board.failed)) {
+		cp_board_free(&board);
+		return SOLVE_UNSAT;
+	}
+	if (board.fixed == board.cells) {
+		/* propagation alone solved it: one solution, no search */
+		cp_board_to_grid(&board, &res->solution);
+		cp_board_free(&board);
+		res->count = 1;
+		return SOLVE_SOLVED;
+	}
+	e.var = malloc(sizeof *e.var * (size_t)e.cells * (size_t)e.side);
+	e.solver = e.var ? ccadical_init() : NULL;
+	if (!e.solver) {
+		free(e.var);
+		cp_board_free(&board);
+		goto nomem;
+	}
+	configure(e.solver, worker_seed(ctx));
+	encode(&e, &board);
+
+	struct watch w = {.ctx = ctx, .e = &e, .presolved = board.fixed};
+	ccadical_set_terminate(e.solver, &w, should_terminate);
+	ccadical_set_learn(e.solver, &w, INT_MAX, count_learned);
+	enum solve_status status = SOLVE_UNSAT;
+	for (;;) {
+		int r = ccadical_solve(e.solver);
+		if (r == 0) {
+			status = SOLVE_STOPPED;
+			break;
+		}
+		if (r != 10)
+			break;
+		if (w.found == 0) {
+			read_model(&e, &board, &res->solution);
+			status = SOLVE_SOLVED;
+		}
+		if (++w.found >= limit)
+			break;
+		struct grid another;
+		read_model(&e, &board, &another);
+		block(&e, &board, &another);
+		if (worker_should_stop(ctx)) {
+			status = SOLVE_STOPPED;
+			break;
+		}
+	}
+	res->count = w.found;
+	res->nodes = w.learned;
+	ccadical_release(e.solver);
+	free(e.var);
+	cp_board_free(&board);
+	return status;
+nomem:
+	snprintf(res->reason, sizeof res->reason, "out of memory");
+	return SOLVE_GAVEUP;
+}
+
+const struct worker_algorithm worker_algorithm = {
+	.name = "sat",
+	.summary = "The puzzle as SAT, solved by CaDiCaL (CDCL): a complete solver for large grids.",
+	.source = "no paper: CaDiCaL (Biere et al.) on a compact encoding of what propagation leaves",
+	.kind = WORKER_COMPLETE,
+	.min_box = 2,
+	.max_box = 8,
+	.options = sat_options,
+	.solve = sat_solve,
+};
