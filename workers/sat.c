@@ -71,9 +71,7 @@ struct encoding {
 	int box, side, cells;
 	int *var;       /* [cells * N]: at cell * N + v - 1, the variable "cell
 			 * holds v", 0 when v is not a candidate there */
-	int nvars;      /* the candidates' variables are 1..ncand */
-	int ncand;
-	long nclauses;
+	int nvars;      /* the candidates' variables, then the counters' */
 };
 
 static void add_clause2(struct encoding *e, int a, int b)
@@ -81,7 +79,6 @@ static void add_clause2(struct encoding *e, int a, int b)
 	ccadical_add(e->solver, a);
 	ccadical_add(e->solver, b);
 	ccadical_add(e->solver, 0);
-	e->nclauses++;
 }
 
 /* At most one of lits[0..n-1] true. */
@@ -108,13 +105,12 @@ static void at_most_one(struct encoding *e, const int *lits, int n)
 	add_clause2(e, -lits[n - 1], -s_prev);
 }
 
-/* Exactly one of lits[0..n-1] true (n >= 1). */
+/* Exactly one of lits[0..n-1] true (n = 0: the empty clause, unsat). */
 static void exactly_one(struct encoding *e, const int *lits, int n)
 {
 	for (int i = 0; i < n; i++)
 		ccadical_add(e->solver, lits[i]);
 	ccadical_add(e->solver, 0);
-	e->nclauses++;
 	at_most_one(e, lits, n);
 }
 
@@ -132,7 +128,6 @@ static void encode(struct encoding *e, const struct cp_board *b)
 			lits[n++] = e->var[cell * side + __builtin_ctzll(c)] = ++e->nvars;
 		exactly_one(e, lits, n);
 	}
-	e->ncand = e->nvars;
 	for (int u = 0; u < 3 * side; u++) {
 		const uint16_t *unit = cp_unit(e->box, u);
 		for (int v1 = 0; v1 < side; v1++) {
