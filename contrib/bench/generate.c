@@ -234,13 +234,13 @@ int main(int argc, char **argv)
 	}
 	int status = pclose(solved);
 	unlink(starts);
+	free(line);
+	free(buf);
+	free(cmd);
 	if (made < count || status != 0) {
 		fprintf(stderr, "%s: the solver (%s) filled %d of %d grids\n", program, solver, made,
 			count);
 		return 1;
 	}
-	free(line);
-	free(buf);
-	free(cmd);
 	return 0;
 }
