@@ -9,16 +9,16 @@
  * one", and "at most one" pairwise for lists of up to 24 literals, by a
  * sequential counter (Sinz 2005: k-1 extra variables, 3k-4 binary clauses)
  * for longer ones, which only near-empty grids have. A 36x36 puzzle at 45%
- * fixed makes some 10,000 variables and 100,000 clauses, where the plain
- * encoding of every cell and value has 46,656 variables and 3.3 million
- * clauses.
+ * fixed makes some 5,600 variables, where the plain encoding of every cell
+ * and value has 46,656 and 3.3 million clauses.
  *
- * The defaults are measured (contrib/bench/bench-sat, 36x36 at 45%, median
- * CPU time of ten puzzles): pairwise at-most-one 1.2 s against 3.4 s with
- * the counter from 7 literals up; CaDiCaL in stable mode only (its --sat
- * configuration) 1.1 s against 1.7 s alternating and timeouts in focused
- * mode. These puzzles have a solution: stable mode is for finding one.
- * Locked candidates before encoding, and the presolve itself, change
+ * The defaults are measured (contrib/bench/sat-notes.md; 36x36 at 45%,
+ * median CPU time of ten puzzles): pairwise at-most-one with CaDiCaL in
+ * stable mode only (its --sat configuration) 1.1 s, against 3.6 s for the
+ * counter from 7 literals up in CaDiCaL's default alternation of modes, and
+ * 1.7 s for either change alone; focused mode alone times out. These
+ * puzzles have a solution, and stable mode is for finding one. Locked
+ * candidates before encoding (--locked), or no presolve at all, change
  * little: CDCL finds what they find.
  *
  * Counting adds a clause that blocks each solution found and solves again
