@@ -114,13 +114,17 @@ static void exactly_one(struct encoding *e, const int *lits, int n)
 	at_most_one(e, lits, n);
 }
 
-/* The candidates of the open cells, numbered, and their constraints. */
-static void encode(struct encoding *e, const struct cp_board *b)
+/* The candidates of the open cells, numbered, and their constraints.
+ * Returns false when told to stop: a near-empty 64x64 grid takes a second
+ * to encode, and a cancel must not wait that long. */
+static bool encode(struct encoding *e, const struct cp_board *b, struct worker_ctx *ctx)
 {
 	const int side = e->side;
 	int lits[GRID_MAX_SIDE];
 	memset(e->var, 0, sizeof *e->var * (size_t)e->cells * (size_t)side);
 	for (int cell = 0; cell < e->cells; cell++) {
+		if (cell % side == 0 && worker_should_stop(ctx))
+			return false;
 		if (b->value[cell])
 			continue;
 		int n = 0;
@@ -130,6 +134,8 @@ static void encode(struct encoding *e, const struct cp_board *b)
 	}
 	for (int u = 0; u < 3 * side; u++) {
 		const uint16_t *unit = cp_unit(e->box, u);
+		if (worker_should_stop(ctx))
+			return false;
 		for (int v1 = 0; v1 < side; v1++) {
 			int n = 0;
 			bool placed = false;
@@ -143,6 +149,7 @@ static void encode(struct encoding *e, const struct cp_board *b)
 				exactly_one(e, lits, n);
 		}
 	}
+	return true;
 }
 
 /* What the terminate and learn callbacks see. */
@@ -409,13 +416,13 @@ static enum solve_status sat_solve(const struct grid *puzzle, struct solve_resul
 		goto nomem;
 	}
 	configure(e.solver, worker_seed(ctx));
-	encode(&e, &board);
-
 	struct watch w = {.ctx = ctx, .e = &e, .presolved = board.fixed};
+	enum solve_status status = SOLVE_UNSAT;
+	if (!encode(&e, &board, ctx))
+		status = SOLVE_STOPPED;
 	ccadical_set_terminate(e.solver, &w, should_terminate);
 	ccadical_set_learn(e.solver, &w, INT_MAX, count_learned);
-	enum solve_status status = SOLVE_UNSAT;
-	for (;;) {
+	while (status != SOLVE_STOPPED) {
 		int r = ccadical_solve(e.solver);
 		if (r == 0) {
 			status = SOLVE_STOPPED;
