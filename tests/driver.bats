@@ -106,8 +106,8 @@ load helpers
 @test "every program's --help fits in 80 columns" {
 	local p width
 	for p in sudoku-race sudoku-cp sudoku-dlx sudoku-bf sudoku-acs sudoku-eda sudoku-hill sudoku-tabu \
-		sudoku-gpu; do
-		command -v "$p" >/dev/null || continue # sudoku-gpu without CUDA
+		sudoku-gpu sudoku-sat; do
+		command -v "$p" >/dev/null || continue # sudoku-gpu without CUDA, sudoku-sat without CaDiCaL
 		run "$p" --help
 		assert_success
 		# display columns: × and § are one each

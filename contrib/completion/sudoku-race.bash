@@ -19,7 +19,7 @@ _sudoku_race_complete()
 	case $prev in
 	--cache) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-w | --workers)
-		COMPREPLY=($(compgen -W "cp dlx bf acs eda hill tabu gpu" -- "${cur##*,}"))
+		COMPREPLY=($(compgen -W "cp dlx bf acs eda hill tabu gpu sat" -- "${cur##*,}"))
 		[[ $cur == *,* ]] && COMPREPLY=("${COMPREPLY[@]/#/${cur%,*},}")
 		return
 		;;
@@ -35,4 +35,5 @@ _sudoku_race_complete()
 }
 
 complete -o filenames -F _sudoku_race_complete \
-	sudoku-race sudoku-cp sudoku-dlx sudoku-bf sudoku-acs sudoku-eda sudoku-hill sudoku-tabu sudoku-gpu
+	sudoku-race sudoku-cp sudoku-dlx sudoku-bf sudoku-acs sudoku-eda sudoku-hill sudoku-tabu sudoku-gpu \
+	sudoku-sat
