@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +28,8 @@
  * that stopped reading would otherwise make its queue grow without end. A
  * batch worker (hello's batch=) may have two batches in flight. */
 #define INFLIGHT_CAP 256
+/* The niceness of the processes of entries that presolve no size. */
+#define NICE_OTHERS 10
 
 const char *proc_state_name(enum proc_state s)
 {
@@ -533,6 +536,11 @@ static void child_exec(struct proc *p, int in_fd, int out_fd, pid_t racer)
 	/* a group of its own: the racer's terminal signals are the racer's to
 	 * pass on, and a stop reaches whatever the worker started */
 	setpgid(0, 0);
+	/* the entries that are nobody's presolver join races already under
+	 * way: they take the cores the presolvers leave, not the presolvers'
+	 * share of them */
+	if (!p->spec->presolver)
+		setpriority(PRIO_PROCESS, 0, NICE_OTHERS);
 	/* die with the racer, even if it is SIGKILLed */
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != racer)

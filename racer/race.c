@@ -554,7 +554,7 @@ static struct proc *gpu_for(const struct puzzle *pz)
  * every entry. False when no process can take it yet (it waits). */
 static bool start_race(struct puzzle *pz)
 {
-	int first = schedule_presolver(pz->item.grid.box);
+	int first = schedule_presolver(&pz->item.grid);
 	struct proc *p = NULL;
 	if (first >= 0) {
 		struct worker_spec *s = &specs[first];

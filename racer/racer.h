@@ -294,9 +294,9 @@ bool pool_all_settled(void);
 
 /* --- schedule.c: the staged race's policy --- */
 
-/* The entry that gets puzzles of this box size first and alone (-1: none,
+/* The entry that gets this puzzle first and alone, by its size (-1: none,
  * every entry races at once). */
-int schedule_presolver(int box);
+int schedule_presolver(const struct grid *g);
 /* How long the presolver has on a puzzle of this size before the rest of
  * the portfolio joins, in ms: learned from the run's own solve times. */
 double schedule_budget_ms(int box);

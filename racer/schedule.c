@@ -22,18 +22,25 @@
 #define MARGIN 4.0
 
 /* Per box size n (grids n^2 x n^2): the floor and ceiling of the budget,
- * in ms. Until 16 times are known, the budget is twice the floor. */
-static const double floor_ms[GRID_MAX_BOX + 1] = {0, 0, 5, 10, 20, 50, 200, 500, 1000};
-static const double ceiling_ms[GRID_MAX_BOX + 1] = {0, 0, 100, 250, 1000, 2000, 5000, 10000, 10000};
+ * in ms. Until 16 times are known, the budget is twice the floor. From
+ * 36x36 up the presolver (sat) takes seconds where it wins (36x36 at 45%:
+ * median 1.4 s, longest 5 s) and nobody else wins at all: the floor is
+ * seconds, so that the others do not take its cores for nothing. */
+static const double floor_ms[GRID_MAX_BOX + 1] = {0, 0, 5, 10, 20, 50, 2000, 5000, 5000};
+static const double ceiling_ms[GRID_MAX_BOX + 1] = {0, 0, 100, 250, 1000, 2000, 10000, 20000, 20000};
 
 /* The presolver, per size: the first of these names in the portfolio that
- * is usable. cp is the fastest complete worker up to 16x16
- * (contrib/bench/bench-racer, bench-exact); sat is the CDCL worker for
- * the large grids. */
+ * is usable. cp is the fastest complete worker up to 16x16; sat (CDCL) from
+ * 25x25 up: on 25x25 at 40-50% its median equals cp's and its longest is a
+ * tenth of cp's, and cp solves no 36x36 at 45% (contrib/bench/sat-notes.md).
+ * A near-empty large grid goes to cp first all the same: its encoding is
+ * large, and propagation fills such a grid at once (EMPTY_GIVENS). */
 static const char *const preferred[GRID_MAX_BOX + 1][3] = {
 	{NULL}, {NULL}, {"cp", "dlx", NULL}, {"cp", "dlx", NULL}, {"cp", "sat", "dlx"},
-	{"cp", "sat", "dlx"}, {"sat", "cp", "dlx"}, {"sat", "cp", "dlx"}, {"sat", "cp", "dlx"},
+	{"sat", "cp", "dlx"}, {"sat", "cp", "dlx"}, {"sat", "cp", "dlx"}, {"sat", "cp", "dlx"},
 };
+static const char *const preferred_empty[3] = {"cp", "sat", "dlx"};
+#define EMPTY_GIVENS 0.2
 
 /* Escalated races of a size won, and by whom: after EXPLORE of them, an
  * entry that won none no longer joins that size's escalations (on a small
@@ -71,24 +78,36 @@ void schedule_init(void)
 	}
 	for (int box = GRID_MIN_BOX; box <= GRID_MAX_BOX; box++) {
 		times[box].budget_ms = 2 * floor_ms[box];
-		int who = schedule_presolver(box);
+		/* an empty grid and a full one: the presolvers of both kinds */
+		static struct grid probe;
+		grid_init(&probe, box);
+		int who = schedule_presolver(&probe);
+		if (who >= 0)
+			specs[who].presolver = true;
+		for (int i = 0; i < probe.cells; i++)
+			probe.cell[i] = 1;
+		who = schedule_presolver(&probe);
 		if (who >= 0)
 			specs[who].presolver = true;
 	}
 }
 
-int schedule_presolver(int box)
+int schedule_presolver(const struct grid *g)
 {
+	int box = g->box;
 	if (opt.schedule_all || box < GRID_MIN_BOX || box > GRID_MAX_BOX)
 		return -1;
 	if (named_presolver >= 0) {
 		const struct worker_spec *s = &specs[named_presolver];
 		return s->status == SPEC_OK ? named_presolver : -1;
 	}
-	for (int k = 0; k < 3 && preferred[box][k]; k++)
+	const char *const *names = preferred[box];
+	if (box >= 5 && g->cells - grid_count_blanks(g) < EMPTY_GIVENS * g->cells)
+		names = preferred_empty;
+	for (int k = 0; k < 3 && names[k]; k++)
 		for (int i = 0; i < nspecs; i++) {
 			const struct worker_spec *s = &specs[i];
-			if (s->status == SPEC_OK && strcmp(s->name, preferred[box][k]) == 0 &&
+			if (s->status == SPEC_OK && strcmp(s->name, names[k]) == 0 &&
 			    (!s->hello_seen || (box >= s->min_box && box <= s->max_box && (!opt.count || s->complete))))
 				return i;
 		}
@@ -165,7 +184,7 @@ void schedule_describe_benched(char *buf, size_t size)
 			continue;
 		int listed = 0;
 		for (int i = 0; i < nspecs && pos < size; i++) {
-			if (schedule_joins(box, i) || !specs[i].started || i == schedule_presolver(box))
+			if (schedule_joins(box, i) || !specs[i].started || specs[i].presolver)
 				continue;
 			if (!listed++)
 				pos += (size_t)snprintf(buf + pos, size - pos, "%s%dx%d:", pos ? "; " : "", box * box,

@@ -20,8 +20,8 @@
 
 #include "racer.h"
 
-const char *const default_worker_names[] = {"cp", "dlx", "bf", "acs", "eda", "hill", "tabu", "gpu",
-					    NULL};
+const char *const default_worker_names[] = {"cp", "sat", "dlx", "bf", "acs", "eda", "hill", "tabu",
+					    "gpu", NULL};
 /* Options the default portfolio gives a worker, beyond its paper's
  * defaults, because they win races: the ant colony restarts after 1000
  * iterations without progress (100% of the 25x25 instances at 45% within
@@ -32,7 +32,7 @@ const char *const default_worker_names[] = {"cp", "dlx", "bf", "acs", "eda", "hi
  * brute-force placements in 1 ms, which OPBF, searching in brute force's
  * order, did not in 5 s (contrib/bench/gpu-h100.md). CPW takes up to
  * 16x16; larger grids go to the other workers. */
-const char *const default_worker_options[] = {"", "", "", "restart=1000", "deduce", "", "", "method=cpw", NULL};
+const char *const default_worker_options[] = {"", "", "", "", "restart=1000", "deduce", "", "", "method=cpw", NULL};
 
 const char *default_entry(int i, char *buf, size_t size)
 {
