@@ -162,7 +162,7 @@ static void check_shutdown_done(void)
 	if (!shutting_down || !shutdown_done)
 		return;
 	for (int i = 0; i < nprocs; i++)
-		if (!proc_finished(&procs[i]))
+		if (!proc_finished(&procs[i]) && !procs[i].abandoned)
 			return;
 	void (*done)(void) = shutdown_done;
 	shutdown_done = NULL;

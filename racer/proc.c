@@ -261,9 +261,12 @@ void proc_quit(struct proc *p)
 	if (p->state == PROC_STOPPING || proc_finished(p))
 		return;
 	if (p->state == PROC_STARTING || !p->to) {
-		/* nothing to lose: no need to wait for a slow start */
+		/* nothing to lose: no need to wait for a slow start, nor for
+		 * the end of one killed in it (a GPU worker killed while its
+		 * CUDA context is set up takes tens of ms to go) */
 		proc_stop(p, OUT_KILLED, false);
 		signal_group(p, SIGKILL);
+		p->abandoned = true;
 		return;
 	}
 	bufferevent_write(p->to, "quit\n", 5);
@@ -567,7 +570,7 @@ void proc_spawn(struct proc *p)
 		if (!p->timer)
 			die("cannot create a timer");
 	}
-	p->eof = p->reaped = false;
+	p->eof = p->reaped = p->abandoned = false;
 	p->held = p->filling = false;
 	p->ninflight = 0;
 	p->progress[0] = '\0';
@@ -628,10 +631,13 @@ failed:
 void proc_free(struct proc *p)
 {
 	if (p->pid > 0 && !p->reaped) {
-		/* not waited for yet (an abnormal end): make sure it is gone */
+		/* not waited for yet (an abnormal end, or abandoned): make sure
+		 * it is gone; an abandoned one was SIGKILLed already, and init
+		 * reaps it */
 		kill(-p->pid, SIGKILL);
 		kill(p->pid, SIGKILL);
-		waitpid(p->pid, NULL, 0);
+		if (!p->abandoned)
+			waitpid(p->pid, NULL, 0);
 	}
 	free_pipes(p);
 	if (p->timer)

@@ -540,8 +540,9 @@ static struct proc *gpu_for(const struct puzzle *pz)
 	uint64_t waiting = next_seq - dispatch_seq + (uint64_t)requeued.n;
 	for (int i = 0; i < nspecs; i++) {
 		struct worker_spec *s = &specs[i];
+		int deep = (s->batch < GPU_DEPTH ? s->batch : GPU_DEPTH) / 2;
 		if (strcmp(s->name, "gpu") != 0 || s->status != SPEC_OK || !s->hello_seen || s->batch < 2 ||
-		    !eligible(s, pz) || waiting < (uint64_t)s->batch / 4 + 1)
+		    !eligible(s, pz) || waiting < (uint64_t)deep)
 			continue;
 		struct proc *p = pool_pick(s, true);
 		if (p && p->ninflight < 2 * s->batch && p->ninflight < GPU_DEPTH)

@@ -203,6 +203,7 @@ struct proc {
 	enum proc_state state;
 	pid_t pid;                /* also its process group */
 	bool eof, reaped;
+	bool abandoned;           /* SIGKILLed in its start at shutdown: not waited for */
 	int wstatus;
 	enum outcome why;        /* what its requests in flight become when it ends */
 	bool strike;              /* its end counts against its entry */
