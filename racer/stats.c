@@ -58,9 +58,9 @@ void stats_report(double wall_ms)
 		char status[200];
 		if (s->status == SPEC_OK)
 			snprintf(status, sizeof status, "%s",
-				 s->hello_seen   ? "ok"
-				 : pool_started() ? "starting (no hello before the end)"
-						  : "not started");
+				 s->hello_seen ? "ok"
+				 : s->started  ? "starting (no hello before the end)"
+					       : "not started (not needed)");
 		else
 			snprintf(status, sizeof status, "%s: %s",
 				 s->status == SPEC_DISABLED ? "disabled" : "unavailable", s->why);

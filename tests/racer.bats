@@ -281,7 +281,8 @@ json_field() {
 	assert_failure 1
 	assert_line --partial "no available worker"
 	# beside a quick one, it may miss the whole run: --stats says it was starting
-	run --separate-stderr race --stats --workers cp,"$(slowpoke 0.05):hello-delay=2.5" "$DATA/easy9.txt"
+	run --separate-stderr race --stats --schedule=all --workers cp,"$(slowpoke 0.05):hello-delay=2.5" \
+		"$DATA/easy9.txt"
 	assert_success
 	assert_equal "$(stat_of cp status <<<"$stderr")" ok
 	[[ $stderr == *" starting (no hello before the end)"* ]]

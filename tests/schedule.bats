@@ -159,3 +159,9 @@ summary() {
 	[[ $(summary "left out of escalations" <<<"$stderr") == *"9x9: fake-slowpoke:answers=$T/answers:delay=5" ]]
 	[[ $(summary "won after escalation" <<<"$stderr") == *"delay=0.01 9" ]]
 }
+
+@test "--stats: an entry never needed says so, not that it is starting" {
+	run --separate-stderr race --stats --workers cp,dlx "$DATA/easy9.txt"
+	assert_success
+	[[ $(grep '^dlx ' <<<"$stderr") == *"not started (not needed)" ]]
+}
