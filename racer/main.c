@@ -279,11 +279,6 @@ int main(int argc, char **argv)
 	progress_init();
 	setup_signals();
 	input_init(opt.args, opt.nargs);
-	/* a GPU worker starts at once, in the background: its CUDA context
-	 * takes a while, and it takes batches once it is up */
-	for (int i = 0; i < nspecs; i++)
-		if (strcmp(specs[i].name, "gpu") == 0)
-			pool_start_spec(&specs[i]);
 	input_start();
 	racer_check_finished();
 	if (!loop_exit)

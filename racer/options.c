@@ -78,9 +78,10 @@ static void print_help(void)
 	}
 	printf("\n"
 	       "      --list-workers     show the workers found: kind, sizes, device, status\n"
-	       "  -j, --jobs=N           N processes of the presolver (default: the number of\n"
-	       "                         processors), N/4 (at least 1) of each other worker,\n"
-	       "                         one GPU worker; each started when first needed\n"
+	       "  -j, --jobs=N           up to N processes of the presolver (default: the\n"
+	       "                         number of processors), N/4 (at least 1) of each\n"
+	       "                         other worker, one GPU worker; each started when\n"
+	       "                         needed\n"
 	       "      --schedule=WHEN    staged (default): the presolver first, the others\n"
 	       "                         after its budget; all: every worker at once\n"
 	       "      --presolver=NAME   the entry of --workers that gets every puzzle first\n"

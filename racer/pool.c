@@ -87,8 +87,31 @@ void pool_start_spec(struct worker_spec *s)
 	if (s->started || s->status != SPEC_OK || shutting_down)
 		return;
 	s->started = started_any = true;
-	for (int k = 0; k < s->nprocs && s->status == SPEC_OK; k++)
-		proc_spawn(proc_of(s, k));
+	/* --list-workers starts them all; a race starts one, and more as
+	 * they are needed (pool_grow) */
+	int n = probe_mode ? s->nprocs : 1;
+	for (int k = 0; k < n && s->status == SPEC_OK; k++)
+		proc_spawn(proc_of(s, s->nstarted++));
+}
+
+bool pool_spec_starting(const struct worker_spec *s)
+{
+	for (int k = 0; k < s->nstarted; k++)
+		if (proc_of(s, k)->state == PROC_STARTING)
+			return true;
+	return false;
+}
+
+bool pool_grow(struct worker_spec *s)
+{
+	if (!s->started) {
+		pool_start_spec(s);
+		return s->started;
+	}
+	if (s->nstarted >= s->nprocs || s->status != SPEC_OK || shutting_down)
+		return false;
+	proc_spawn(proc_of(s, s->nstarted++));
+	return true;
 }
 
 void pool_start_all(void)
@@ -101,8 +124,8 @@ bool pool_spec_may_join(const struct worker_spec *s)
 {
 	if (s->status != SPEC_OK || shutting_down)
 		return false;
-	if (!s->started)
-		return true;
+	if (!s->started || s->nstarted < s->nprocs)
+		return true; /* started on demand */
 	for (int k = 0; k < s->nprocs; k++)
 		if (!proc_ready(proc_of(s, k)))
 			return true; /* starting, or to be started again */

@@ -369,10 +369,12 @@ static void offer(struct puzzle *pz, int spec)
 		return;
 	}
 	struct proc *p = pool_pick(s, false);
-	if (p && eligible(s, pz)) {
+	if (p && (p->ninflight == 0 || !pool_grow(s)) && eligible(s, pz)) {
 		send_to(pz, p);
 		return;
 	}
+	if (!p && !pool_spec_starting(s))
+		pool_grow(s); /* it joins when the new process is up */
 	if (!pool_spec_may_join(s))
 		*o = OUT_SKIPPED; /* its processes are all there and full */
 }
@@ -564,6 +566,10 @@ static bool start_race(struct puzzle *pz)
 		} else {
 			pool_start_spec(s);
 			p = pool_pick(s, true);
+			/* a process with work queued: one more is started while
+			 * this one takes the puzzle */
+			if (p ? p->ninflight >= DEPTH / 2 : !pool_spec_starting(s))
+				pool_grow(s);
 			/* a process is filled up to DEPTH once it is down to half of
 			 * it: lines go out, and answers come back, several at a time */
 			if (p && (p->ninflight >= (s->batch > 1 ? GPU_DEPTH : DEPTH) ||
@@ -662,7 +668,14 @@ void race_add(enum stream_event ev, const char *input_name)
 	pz->timeout_reason = false;
 	memset(pz->outcome, 0, sizeof pz->outcome);
 	memset(pz->outcome_ms, 0, sizeof pz->outcome_ms);
-	counts.puzzles++;
+	if (++counts.puzzles == 2) {
+		/* a GPU worker starts with the second puzzle, in the background:
+		 * its CUDA context takes a while, and it takes batches once it is
+		 * up; one puzzle alone costs the presolver's start only */
+		for (int i = 0; i < nspecs; i++)
+			if (strcmp(specs[i].name, "gpu") == 0)
+				pool_start_spec(&specs[i]);
+	}
 
 	if (ev == STREAM_INVALID) {
 		set_verdict(pz, V_INVALID);

@@ -120,6 +120,7 @@ struct worker_spec {
 	int batch;
 	int first, nprocs;    /* its processes in procs[] */
 	bool started;         /* its processes were started (lazily) */
+	int nstarted;         /* how many of them: one, then more as needed */
 	bool presolver;       /* the presolver of some size: -j processes */
 	/* deaths since the last well-formed final message, over all its copies */
 	int strikes;
@@ -268,6 +269,11 @@ void pool_init(int jobs, bool probe);
 void pool_start_spec(struct worker_spec *s);
 /* Starts every entry's processes. */
 void pool_start_all(void);
+/* One more process of an entry (its first, if none): false when all are
+ * started (or it is out). */
+bool pool_grow(struct worker_spec *s);
+/* Is one of its processes saying hello yet? */
+bool pool_spec_starting(const struct worker_spec *s);
 bool pool_started(void);
 /* Could this entry still take part in a race later (starting, or waiting
  * to be started again)? */

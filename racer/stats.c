@@ -25,7 +25,7 @@ void stats_report(double wall_ms)
 	for (int i = 0; i < nspecs && pos < (int)sizeof buf; i++)
 		if (specs[i].started)
 			pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s%s x%d", pos ? ", " : "",
-					specs[i].label, specs[i].nprocs);
+					specs[i].label, specs[i].nstarted);
 	fprintf(f, "%s: processes started: %s\n", PROGRAM, pos ? buf : "none");
 	fprintf(f, "%s: schedule: %s; %ld puzzles answered by the presolver alone, %ld escalated, "
 		   "%ld raced by all at once\n",
