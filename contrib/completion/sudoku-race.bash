@@ -18,6 +18,8 @@ _sudoku_race_complete()
 	fi
 	case $prev in
 	--cache) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	--schedule) COMPREPLY=($(compgen -W "staged all" -- "$cur")); return ;;
+	--presolver) COMPREPLY=($(compgen -W "cp sat dlx" -- "$cur")); return ;;
 	-w | --workers)
 		COMPREPLY=($(compgen -W "cp dlx bf acs eda hill tabu gpu sat" -- "${cur##*,}"))
 		[[ $cur == *,* ]] && COMPREPLY=("${COMPREPLY[@]/#/${cur%,*},}")
