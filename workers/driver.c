@@ -1867,7 +1867,7 @@ static void pl_solve(struct batch *b, int solver)
 	}
 	if (n) {
 		struct worker_ctx ctx;
-		char where[128];
+		char where[sizeof prefix + 32];
 		snprintf(where, sizeof where, "%sline %ld", prefix, rec[0]->line);
 		ctx.where = where;
 		ctx.id = NULL;
