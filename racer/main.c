@@ -40,6 +40,14 @@ double ms_since(uint64_t start)
 	return start ? (double)(now_ns() - start) / 1e6 : 0.0;
 }
 
+struct timeval ms_tv(double ms)
+{
+	if (ms < 0)
+		ms = 0;
+	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((long)(ms * 1000) % 1000000)};
+	return tv;
+}
+
 void warn(const char *fmt, ...)
 {
 	char buf[1024];

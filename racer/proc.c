@@ -41,14 +41,6 @@ const char *proc_state_name(enum proc_state s)
 	return (unsigned)s < sizeof names / sizeof names[0] ? names[s] : "?";
 }
 
-static struct timeval ms_tv(double ms)
-{
-	if (ms < 0)
-		ms = 0;
-	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((long)(ms * 1000) % 1000000)};
-	return tv;
-}
-
 static void timer_in(struct proc *p, double ms)
 {
 	struct timeval tv = ms_tv(ms);
@@ -164,7 +156,8 @@ void proc_send_solve(struct proc *p, uint64_t seq, const char *line, size_t len)
 		p->state = PROC_BUSY;
 	if (p->ninflight == 1) {
 		p->head_ns = now;
-		race_head_started(p);
+		if (!pool_probing())
+			race_head_started(p);
 	}
 }
 

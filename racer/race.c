@@ -369,12 +369,16 @@ static void offer(struct puzzle *pz, int spec)
 		return;
 	}
 	struct proc *p = pool_pick(s, false);
-	if (p && (p->ninflight == 0 || !pool_grow(s)) && eligible(s, pz)) {
+	/* not behind another puzzle when the entry has a process to start:
+	 * it joins when that one is up */
+	if (p && p->ninflight && pool_grow(s))
+		p = NULL;
+	if (p && eligible(s, pz)) {
 		send_to(pz, p);
 		return;
 	}
 	if (!p && !pool_spec_starting(s))
-		pool_grow(s); /* it joins when the new process is up */
+		pool_grow(s);
 	if (!pool_spec_may_join(s))
 		*o = OUT_SKIPPED; /* its processes are all there and full */
 }
@@ -399,10 +403,7 @@ static void race_all(struct puzzle *pz, bool escalated)
 	if (opt.timeout_s > 0) {
 		if (!pz->timeout_ev && !(pz->timeout_ev = evtimer_new(base, puzzle_timeout_cb, pz)))
 			die("cannot create a timer");
-		double left = opt.timeout_s * 1000 - ms_since(pz->start_ns);
-		struct timeval tv = {0, 0};
-		if (left > 0)
-			tv = (struct timeval){(time_t)(left / 1000), (suseconds_t)((long)(left * 1000) % 1000000)};
+		struct timeval tv = ms_tv(opt.timeout_s * 1000 - ms_since(pz->start_ns));
 		evtimer_add(pz->timeout_ev, &tv);
 	}
 	for (int i = 0; i < nspecs; i++) {
@@ -988,9 +989,7 @@ static void arm_stage_timer(struct proc *p, const struct puzzle *pz)
 	double ms = pz->overdue ? budget : budget - ran;
 	if (opt.timeout_s > 0 && opt.timeout_s * 1000 - ran < ms)
 		ms = opt.timeout_s * 1000 - ran;
-	if (ms < 0)
-		ms = 0;
-	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((long)(ms * 1000) % 1000000)};
+	struct timeval tv = ms_tv(ms);
 	evtimer_add(p->stage_timer, &tv);
 }
 

@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/time.h>
 #include <sys/types.h>
 
 #include "protocol/grid.h"
@@ -38,6 +39,8 @@ extern struct event_base *base;
 
 uint64_t now_ns(void);
 double ms_since(uint64_t start_ns);
+/* A delay for a libevent timer; a negative one is none. */
+struct timeval ms_tv(double ms);
 
 /* A message to standard error, prefixed with the program's name. */
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

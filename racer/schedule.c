@@ -61,6 +61,24 @@ static struct size_times times[GRID_MAX_BOX + 1];
 /* --presolver: the entry named (its label, or its name), or -1. */
 static int named_presolver = -1;
 
+/* The first of names that is a usable entry taking this size (or
+ * --presolver's entry; -1 with --schedule=all). */
+static int presolver_of(const char *const names[3], int box)
+{
+	if (opt.schedule_all)
+		return -1;
+	if (named_presolver >= 0)
+		return specs[named_presolver].status == SPEC_OK ? named_presolver : -1;
+	for (int k = 0; k < 3 && names[k]; k++)
+		for (int i = 0; i < nspecs; i++) {
+			const struct worker_spec *s = &specs[i];
+			if (s->status == SPEC_OK && strcmp(s->name, names[k]) == 0 &&
+			    (!s->hello_seen || (box >= s->min_box && box <= s->max_box && (!opt.count || s->complete))))
+				return i;
+		}
+	return -1;
+}
+
 void schedule_init(void)
 {
 	if (opt.presolver) {
@@ -78,40 +96,22 @@ void schedule_init(void)
 	}
 	for (int box = GRID_MIN_BOX; box <= GRID_MAX_BOX; box++) {
 		times[box].budget_ms = 2 * floor_ms[box];
-		/* an empty grid and a full one: the presolvers of both kinds */
-		static struct grid probe;
-		grid_init(&probe, box);
-		int who = schedule_presolver(&probe);
-		if (who >= 0)
-			specs[who].presolver = true;
-		for (int i = 0; i < probe.cells; i++)
-			probe.cell[i] = 1;
-		who = schedule_presolver(&probe);
-		if (who >= 0)
-			specs[who].presolver = true;
+		/* the presolvers of both kinds of grid get -j processes */
+		int who[] = {presolver_of(preferred[box], box), presolver_of(preferred_empty, box)};
+		for (size_t k = 0; k < sizeof who / sizeof who[0]; k++)
+			if (who[k] >= 0)
+				specs[who[k]].presolver = true;
 	}
 }
 
 int schedule_presolver(const struct grid *g)
 {
 	int box = g->box;
-	if (opt.schedule_all || box < GRID_MIN_BOX || box > GRID_MAX_BOX)
+	if (box < GRID_MIN_BOX || box > GRID_MAX_BOX)
 		return -1;
-	if (named_presolver >= 0) {
-		const struct worker_spec *s = &specs[named_presolver];
-		return s->status == SPEC_OK ? named_presolver : -1;
-	}
-	const char *const *names = preferred[box];
 	if (box >= 5 && g->cells - grid_count_blanks(g) < EMPTY_GIVENS * g->cells)
-		names = preferred_empty;
-	for (int k = 0; k < 3 && names[k]; k++)
-		for (int i = 0; i < nspecs; i++) {
-			const struct worker_spec *s = &specs[i];
-			if (s->status == SPEC_OK && strcmp(s->name, names[k]) == 0 &&
-			    (!s->hello_seen || (box >= s->min_box && box <= s->max_box && (!opt.count || s->complete))))
-				return i;
-		}
-	return -1;
+		return presolver_of(preferred_empty, box);
+	return presolver_of(preferred[box], box);
 }
 
 double schedule_budget_ms(int box)
