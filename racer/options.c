@@ -24,6 +24,7 @@ enum {
 	OPT_NO_CACHE,
 	OPT_SCHEDULE,
 	OPT_PRESOLVER,
+	OPT_BUDGET,
 };
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -84,6 +85,8 @@ static void print_help(void)
 	       "                         needed\n"
 	       "      --schedule=WHEN    staged (default): the presolver first, the others\n"
 	       "                         after its budget; all: every worker at once\n"
+	       "      --budget=SECS      the presolver's time alone on a puzzle, fixed\n"
+	       "                         (default: learned per size from the run's times)\n"
 	       "      --presolver=NAME   the entry of --workers that gets every puzzle first\n"
 	       "                         (default: cp up to 16x16, sat above, when found)\n"
 	       "  -t, --timeout=SECS     give up on a puzzle after SECS seconds of racing\n"
@@ -154,6 +157,7 @@ void options_parse(int argc, char **argv)
 		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 		{"schedule", required_argument, NULL, OPT_SCHEDULE},
 		{"presolver", required_argument, NULL, OPT_PRESOLVER},
+		{"budget", required_argument, NULL, OPT_BUDGET},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -230,6 +234,9 @@ void options_parse(int argc, char **argv)
 			else
 				usage_error("--schedule: '%s' is neither staged nor all", optarg);
 			break;
+		case OPT_BUDGET:
+			opt.budget_s = parse_seconds("budget", optarg, 0.001);
+			break;
 		case OPT_PRESOLVER:
 			if (!optarg[0])
 				usage_error("--presolver: an empty name");
@@ -255,8 +262,8 @@ void options_parse(int argc, char **argv)
 	}
 	if (opt.cache_dir && opt.no_cache)
 		usage_error("--cache and --no-cache do not go together");
-	if (opt.presolver && opt.schedule_all)
-		usage_error("--presolver and --schedule=all do not go together");
+	if ((opt.presolver || opt.budget_s > 0) && opt.schedule_all)
+		usage_error("--presolver and --budget do not go with --schedule=all");
 	if (opt.json && opt.pretty)
 		usage_error("--json and --pretty do not go together");
 	if (opt.command == CMD_CACHE && opt.no_cache)

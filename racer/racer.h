@@ -85,6 +85,7 @@ struct options {
 	int jobs;            /* -j: presolver processes; 0: the processors */
 	bool schedule_all;   /* --schedule=all: every puzzle to every entry at once */
 	const char *presolver; /* --presolver: the entry that gets every puzzle first */
+	double budget_s;     /* --budget: fixed; 0: learned */
 	char **args;         /* input files, or the cache subcommand and its arguments */
 	int nargs;
 };

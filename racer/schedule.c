@@ -116,6 +116,8 @@ int schedule_presolver(const struct grid *g)
 
 double schedule_budget_ms(int box)
 {
+	if (opt.budget_s > 0)
+		return opt.budget_s * 1000;
 	return box >= GRID_MIN_BOX && box <= GRID_MAX_BOX ? times[box].budget_ms : 1000;
 }
 
@@ -151,6 +153,10 @@ void schedule_describe(char *buf, size_t size)
 {
 	size_t pos = 0;
 	buf[0] = '\0';
+	if (opt.budget_s > 0) {
+		snprintf(buf, size, "fixed at %.1f ms (--budget)", opt.budget_s * 1000);
+		return;
+	}
 	for (int box = GRID_MIN_BOX; box <= GRID_MAX_BOX && pos < size; box++) {
 		const struct size_times *t = &times[box];
 		if (!t->n)
