@@ -634,6 +634,19 @@ static pthread_cond_t queue_wake = PTHREAD_COND_INITIALIZER;
 static struct job *queue_head, *queue_tail;
 static bool input_done, quitting;
 
+/* Jobs answered, kept for reuse (under queue_lock): a malloc in the reading
+ * thread and a free in a solving thread for every puzzle cost more than an
+ * easy puzzle's search (arena locks, and the heap trimmed and faulted back
+ * in page by page). */
+static struct job *spare_jobs;
+
+/* Called with queue_lock held. */
+static void spare_job(struct job *j)
+{
+	j->next = spare_jobs;
+	spare_jobs = j;
+}
+
 /* The batches being solved: one at a time, or for an algorithm with
  * solve_batch two (the GPU's expansion of one beside the other's
  * launches), each taken by a solving thread of its own; answers go out in
@@ -688,12 +701,14 @@ static long field_number(const struct msg *m, const char *key, long dflt, long m
 }
 
 /* Turns a solve message into a job (one that may already be answered). */
-static struct job *make_job(const struct msg *m)
+static struct job *make_job(const struct msg *m, struct job **spares)
 {
 	/* not calloc: the grid's 4 kB are written by grid_parse, as far as the
 	 * puzzle's size needs, and zeroing them was a tenth of a job's cost */
-	struct job *j = malloc(sizeof *j);
-	if (!j) {
+	struct job *j = *spares;
+	if (j)
+		*spares = j->next;
+	else if (!(j = malloc(sizeof *j))) {
 		fprintf(stderr, "%s: out of memory\n", program);
 		exit(2);
 	}
@@ -772,15 +787,25 @@ static void handle_cancel(const char *id)
 		pp = &(*pp)->next;
 	}
 	j = *pp;
+	char id_copy[PROTO_ID_MAX];
 	if (j) {
 		*pp = j->next;
 		if (queue_tail == j)
 			queue_tail = prev;
+		snprintf(id_copy, sizeof id_copy, "%s", j->id);
+		spare_job(j);
 	}
 	pthread_mutex_unlock(&queue_lock);
-	if (j) {
-		send_line("cancelled %s", j->id);
+	if (j)
+		send_line("cancelled %s", id_copy);
+}
+
+static void free_jobs(struct job *j)
+{
+	while (j) {
+		struct job *next = j->next;
 		free(j);
+		j = next;
 	}
 }
 
@@ -792,9 +817,21 @@ static void *reader_main(void *arg)
 		fprintf(stderr, "%s: out of memory\n", program);
 		exit(2);
 	}
+	/* the reader's own stock of spare jobs, refilled from spare_jobs while
+	 * it holds the lock anyway; and the solves queued since the solving
+	 * threads were last woken: they are woken once for a run of lines read
+	 * at once, not once a line */
+	struct job *spares = NULL;
+	int unsignalled = 0;
 	for (;;) {
 		char *line;
 		size_t len;
+		if (unsignalled && !line_reader_buffered(&lr)) {
+			pthread_mutex_lock(&queue_lock);
+			pthread_cond_signal(&queue_wake);
+			pthread_mutex_unlock(&queue_lock);
+			unsignalled = 0;
+		}
 		enum line_status st = line_reader_next(&lr, &line, &len);
 		if (st == LINE_EOF || st == LINE_ERROR)
 			break;
@@ -810,7 +847,7 @@ static void *reader_main(void *arg)
 		}
 		switch (m.type) {
 		case MSG_SOLVE: {
-			struct job *j = make_job(&m);
+			struct job *j = make_job(&m, &spares);
 			pthread_mutex_lock(&queue_lock);
 			if (id_in_flight(j->id)) {
 				j->kind = JOB_ERROR;
@@ -822,7 +859,14 @@ static void *reader_main(void *arg)
 			else
 				queue_head = j;
 			queue_tail = j;
-			pthread_cond_signal(&queue_wake);
+			if (!spares) {
+				spares = spare_jobs;
+				spare_jobs = NULL;
+			}
+			if (++unsignalled >= 16) {
+				pthread_cond_signal(&queue_wake);
+				unsignalled = 0;
+			}
 			pthread_mutex_unlock(&queue_lock);
 			break;
 		}
@@ -841,18 +885,55 @@ static void *reader_main(void *arg)
 			pthread_cond_broadcast(&queue_wake);
 			pthread_cond_broadcast(&turn_wake);
 			pthread_mutex_unlock(&queue_lock);
+			free_jobs(spares);
 			line_reader_free(&lr);
 			return NULL;
 		default:
 			break; /* unknown or not for a worker: ignored (PROTOCOL.md 9) */
 		}
 	}
+	free_jobs(spares);
 	line_reader_free(&lr);
 	pthread_mutex_lock(&queue_lock);
 	input_done = true;
 	pthread_cond_broadcast(&queue_wake);
 	pthread_mutex_unlock(&queue_lock);
 	return NULL;
+}
+
+static char *put_text(char *at, const char *s, size_t n)
+{
+	memcpy(at, s, n);
+	return at + n;
+}
+
+static char *put_u64(char *at, uint64_t x)
+{
+	char digits[24], *d = digits + sizeof digits;
+	do
+		*--d = (char)('0' + x % 10);
+	while ((x /= 10));
+	return put_text(at, d, (size_t)(digits + sizeof digits - d));
+}
+
+/* "solution ID GRID nodes=N ms=M", the answer to nearly every puzzle, put
+ * together by hand: vsnprintf's %.3f was a tenth of an easy puzzle's cost */
+static void send_solution(const char *id, const struct grid *solution, uint64_t nodes, double ms)
+{
+	char line[PROTO_ID_MAX + GRID_MAX_CELLS * 3 + 96];
+	char *at = put_text(line, "solution ", 9);
+	at = put_text(at, id, strlen(id));
+	*at++ = ' ';
+	at += msg_format_grid(solution, at, (size_t)(line + sizeof line - at));
+	at = put_u64(put_text(at, " nodes=", 7), nodes);
+	uint64_t us = ms > 0 ? (uint64_t)(ms * 1000 + 0.5) : 0;
+	at = put_u64(put_text(at, " ms=", 4), us / 1000);
+	*at++ = '.';
+	*at++ = (char)('0' + us / 100 % 10);
+	*at++ = (char)('0' + us / 10 % 10);
+	*at++ = (char)('0' + us % 10);
+	*at++ = '\n';
+	send_buf(line, (size_t)(at - line), true);
 }
 
 static void send_final(const struct job *j, enum solve_status st, const struct solve_result *res,
@@ -871,6 +952,10 @@ static void send_final(const struct job *j, enum solve_status st, const struct s
 			/* never pass on a wrong answer, even our own */
 			send_answer("error %s internal error: %s found a wrong answer", j->id, ALGO.name);
 			return;
+		}
+		if (j->count <= 1) {
+			send_solution(j->id, &res->solution, res->nodes, ms);
+			break;
 		}
 		msg_format_grid(&res->solution, grid, sizeof grid);
 		if (j->count > 1)
@@ -1002,9 +1087,20 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 static void *solver_main(void *arg)
 {
 	struct slot *sl = arg;
+	struct job **copy = malloc((size_t)opt.batch * sizeof *copy);
+	if (!copy) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	struct job *answered = NULL; /* for spare_jobs, when the lock is next held */
 	for (;;) {
 		int n = 0;
 		pthread_mutex_lock(&queue_lock);
+		while (answered) {
+			struct job *next = answered->next;
+			spare_job(answered);
+			answered = next;
+		}
 		if (!queue_head) {
 			/* nothing to do: the answers so far go out before the wait */
 			pthread_mutex_unlock(&queue_lock);
@@ -1037,7 +1133,8 @@ static void *solver_main(void *arg)
 				send_answer("error %s %s", head->id, head->text);
 			}
 			end_turn();
-			free(head);
+			head->next = answered;
+			answered = head;
 			continue;
 		}
 		/* a batch: solve jobs from the head with the same count */
@@ -1050,17 +1147,15 @@ static void *solver_main(void *arg)
 			queue_tail = NULL;
 		sl->n = n;
 		pthread_mutex_unlock(&queue_lock);
-		struct job **copy = malloc((size_t)n * sizeof *copy);
-		if (!copy) {
-			fprintf(stderr, "%s: out of memory\n", program);
-			exit(2);
-		}
 		memcpy(copy, sl->jobs, (size_t)n * sizeof *copy);
 		solve_jobs(sl, copy, n, turn);
-		for (int i = 0; i < n; i++)
-			free(copy[i]);
-		free(copy);
+		for (int i = 0; i < n; i++) {
+			copy[i]->next = answered;
+			answered = copy[i];
+		}
 	}
+	free_jobs(answered);
+	free(copy);
 	return NULL;
 }
 
