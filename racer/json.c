@@ -109,6 +109,19 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 	if (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE)
 		evbuffer_add_printf(out, ",\"unique\":%s",
 				    pz->uniq == UNIQ_UNIQUE ? "true" : pz->uniq == UNIQ_MULTIPLE ? "false" : "null");
+	/* a verdict that needs proof: whether a second program (or the
+	 * racer's own check of the givens) confirmed it, and who proved it */
+	if (pz->verdict == V_UNSAT || pz->verdict == V_CLASH ||
+	    (opt.count && (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE))) {
+		bool confirmed = pz->confirmed || pz->cache_hit || pz->verdict == V_CLASH;
+		evbuffer_add_printf(out, ",\"confirmed\":%s,\"provers\":", confirmed ? "true" : "false");
+		if (pz->provers[0])
+			json_string(out, pz->provers);
+		else if (pz->cache_hit && pz->winner_name[0])
+			json_string(out, pz->winner_name);
+		else
+			evbuffer_add(out, "null", 4);
+	}
 	evbuffer_add(out, ",\"winner\":", 10);
 	if (pz->winner >= 0)
 		json_string(out, specs[pz->winner].label);

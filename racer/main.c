@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -99,6 +100,8 @@ char *xstrdup(const char *s)
 /* --- the end of a run --- */
 
 /* A loopbreak before the loop runs would be forgotten: hence the flag. */
+static struct event *stdout_watch; /* see watch_stdout */
+
 static void end_loop(void)
 {
 	loop_exit = true;
@@ -113,6 +116,8 @@ static void finish(void)
 	race_stop();
 	input_stop();
 	cache_flush();
+	if (stdout_watch)
+		event_del(stdout_watch);
 	if (pool_started())
 		pool_shutdown(end_loop);
 	else
@@ -173,6 +178,32 @@ static int default_jobs(void)
 	if (ncpu < 1)
 		ncpu = 1;
 	return ncpu > MAX_JOBS ? MAX_JOBS : (int)ncpu;
+}
+
+/* The reader of standard output gone (`sudoku-race big.txt | head -1`):
+ * a write would say so with EPIPE, but the next answer may be minutes away
+ * while every worker runs on. A pipe or socket is looked at a few times a
+ * second (poll says POLLERR or POLLHUP once its other end is closed), and
+ * its loss ends the run at once, as EPIPE does. */
+#define STDOUT_WATCH_MS 100
+
+static void stdout_watch_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	struct pollfd pfd = {.fd = STDOUT_FILENO, .events = 0};
+	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)))
+		racer_output_closed();
+}
+
+static void watch_stdout(void)
+{
+	struct stat st;
+	if (fstat(STDOUT_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+		return;
+	stdout_watch = event_new(base, -1, EV_PERSIST, stdout_watch_cb, NULL);
+	struct timeval tv = {0, STDOUT_WATCH_MS * 1000};
+	if (!stdout_watch || event_add(stdout_watch, &tv) < 0)
+		die("cannot watch standard output");
 }
 
 static void setup_signals(void)
@@ -286,6 +317,7 @@ int main(int argc, char **argv)
 	output_init();
 	progress_init();
 	setup_signals();
+	watch_stdout();
 	input_init(opt.args, opt.nargs);
 	input_start();
 	racer_check_finished();
@@ -303,6 +335,8 @@ int main(int argc, char **argv)
 	if (exit_signal)
 		status = 128 + exit_signal;
 
+	if (stdout_watch)
+		event_free(stdout_watch);
 	input_free();
 	race_free();
 	output_free();

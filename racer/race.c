@@ -268,6 +268,7 @@ static void advance_output(void)
 static void dispatch(void);
 static bool check_done(struct puzzle *pz);
 static void escalate_waiting(void);
+static bool ask_confirmation(struct puzzle *pz);
 
 /* A puzzle without a solution: when its givens clash, it says where (the
  * answer the workers' filter mode gives). Checked only here, not on every
@@ -319,11 +320,15 @@ static void end_race(struct puzzle *pz, enum verdict v)
 		}
 		if (pz->stage == STAGE_FIRST && pz->winner == pz->first_spec)
 			schedule_record(pz->item.grid.box, pz->winner_ms);
-		if (cache_enabled()) {
+		/* a verdict that needs proof is stored only when proved: an
+		 * unconfirmed count keeps its (verified) solution alone */
+		bool proved = pz->confirmed || !pz->nclaims;
+		if (cache_enabled() && (proved || v != V_UNSAT)) {
 			struct cache_entry e = {.verdict = v == V_UNSAT ? V_UNSAT : V_SOLVED,
-						.uniq = v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq,
+						.uniq = !proved ? UNIQ_UNKNOWN
+							: v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq,
 						.ms = pz->winner_ms};
-			snprintf(e.winner, sizeof e.winner, "%s", w->name);
+			snprintf(e.winner, sizeof e.winner, "%.16s", pz->provers[0] ? pz->provers : w->name);
 			if (pz->solution) {
 				grid_init(&e.solution, pz->item.grid.box);
 				memcpy(e.solution.cell, pz->solution, (size_t)pz->item.grid.cells);
@@ -467,6 +472,10 @@ static bool check_done(struct puzzle *pz)
 	}
 	bool tried = false, open = false;
 	for (int i = 0; i < nspecs; i++) {
+		/* asked to confirm before its hello said it is not complete */
+		if (pz->outcome[i] == OUT_NONE && (pz->asked >> i & 1) && specs[i].hello_seen &&
+		    !specs[i].complete)
+			pz->outcome[i] = OUT_SKIPPED;
 		if (pz->outcome[i] == OUT_NONE)
 			offer(pz, i);
 		enum outcome o = pz->outcome[i];
@@ -477,6 +486,13 @@ static bool check_done(struct puzzle *pz)
 	}
 	if (open)
 		return false;
+	if (pz->nclaims) {
+		/* a claim nobody confirmed yet: another program is asked, or
+		 * the claim stands unconfirmed */
+		if (ask_confirmation(pz))
+			return check_done(pz);
+		return true;
+	}
 	enum verdict v = V_UNSOLVED;
 	if (!tried) {
 		v = V_UNSUPPORTED;
@@ -667,6 +683,10 @@ void race_add(enum stream_event ev, const char *input_name)
 	pz->prev = pz->next = -1;
 	pz->uniq = UNIQ_UNKNOWN;
 	pz->timeout_reason = false;
+	pz->nclaims = 0;
+	pz->confirming = pz->confirmed = false;
+	pz->asked = 0;
+	pz->provers[0] = '\0';
 	memset(pz->outcome, 0, sizeof pz->outcome);
 	memset(pz->outcome_ms, 0, sizeof pz->outcome_ms);
 	if (++counts.puzzles == 2) {
@@ -768,6 +788,206 @@ static void win(struct puzzle *pz, struct worker_spec *s, const struct grid *sol
 	end_race(pz, v);
 }
 
+/* --- verdicts that need proof ---
+ *
+ * A solution proves itself (it is verified). "No solution" and a count do
+ * not: such a claim is final only when a complete worker of another
+ * program makes the same one (PROTOCOL.md 7). A claim that a verified
+ * solution disproves, or a "unique" beside a different verified solution,
+ * is a lie: its entry is left out for the rest of the run. Two claims that
+ * disagree with no proof either way ask a third program. */
+
+static bool same_program(int a, int b)
+{
+	return strcmp(specs[a].name, specs[b].name) == 0;
+}
+
+/* An entry that may confirm pz's claims: complete (or not started yet, so
+ * not known), of a program none of the claimers is, taking this size, not
+ * asked yet; one that races the puzzle already comes first. */
+static int confirmer_for(const struct puzzle *pz)
+{
+	int best = -1;
+	for (int i = 0; i < nspecs; i++) {
+		const struct worker_spec *s = &specs[i];
+		if (s->status != SPEC_OK || (pz->asked >> i & 1) || (s->hello_seen && !s->complete) ||
+		    (s->hello_seen && !eligible(s, pz)))
+			continue;
+		bool other = true;
+		for (int k = 0; k < pz->nclaims; k++)
+			other &= !same_program(i, pz->claim_spec[k]);
+		if (!other)
+			continue;
+		if (pz->outcome[i] == OUT_SENT)
+			return i;
+		if (best < 0 && (pz->outcome[i] == OUT_NONE || pz->outcome[i] == OUT_SKIPPED))
+			best = i;
+	}
+	return best;
+}
+
+struct leave_out {
+	int spec;
+	char why[sizeof specs[0].why];
+};
+
+static void leave_out_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what;
+	struct leave_out *l = arg;
+	pool_spec_out(&specs[l->spec], SPEC_DISABLED, false, "%s", l->why);
+	free(l);
+}
+
+/* A worker caught lying: out of this race now, and left out of the
+ * portfolio once the message being handled is done with. */
+static void caught_lying(struct puzzle *pz, int liar, const char *claim, int witness)
+{
+	struct worker_spec *s = &specs[liar];
+	char pre[PATH_MAX_PREFIX];
+	pz->outcome[liar] = OUT_WRONG;
+	s->st.wrong++;
+	counts.liars++;
+	for (int k = 0; k < pz->nclaims; k++)
+		if (pz->claim_spec[k] == liar) {
+			pz->claim_spec[k] = pz->claim_spec[pz->nclaims - 1];
+			pz->claim_verdict[k] = pz->claim_verdict[pz->nclaims - 1];
+			pz->nclaims--;
+			k--;
+		}
+	if (s->status != SPEC_OK || s->warned_wrong)
+		return;
+	s->warned_wrong = true;
+	const char *by = witness >= 0 ? specs[witness].label : "two different verified solutions";
+	warn("worker %s: claimed %s for %sline %ld, disproved by %s; left out from now on", s->label,
+	     claim, where_prefix(pz, pre, sizeof pre), pz->item.line, by);
+	struct leave_out *l = xmalloc(sizeof *l);
+	l->spec = liar;
+	snprintf(l->why, sizeof l->why, "claimed %s for line %ld, disproved by %.40s", claim,
+		 pz->item.line, by);
+	static const struct timeval now;
+	if (event_base_once(base, -1, EV_TIMEOUT, leave_out_cb, l, &now) < 0)
+		die("cannot schedule an event");
+}
+
+/* A verified solution: the "no solution" claims on the table are lies. */
+static void solution_disproves(struct puzzle *pz, int witness)
+{
+	for (int k = pz->nclaims - 1; k >= 0; k--)
+		if (pz->claim_verdict[k] == V_UNSAT) {
+			caught_lying(pz, pz->claim_spec[k], "no solution", witness);
+			k = pz->nclaims; /* the list changed */
+		}
+}
+
+static void end_claimed(struct puzzle *pz, int who, enum verdict v, bool confirmed)
+{
+	pz->confirmed = confirmed;
+	if (confirmed)
+		counts.confirmed++;
+	else
+		counts.unconfirmed++;
+	pz->winner = who;
+	pz->winner_ms = pz->outcome_ms[who];
+	pz->outcome[who] = v == V_UNSAT ? OUT_UNSAT : OUT_COUNTED;
+	if (v != V_UNSAT)
+		pz->uniq = v == V_MULTIPLE ? UNIQ_MULTIPLE : UNIQ_UNIQUE;
+	end_race(pz, v);
+}
+
+/* Asks one more program to confirm pz's claims; false when none is left
+ * (the first claim then stands, unconfirmed). */
+static bool ask_confirmation(struct puzzle *pz)
+{
+	int c = confirmer_for(pz);
+	if (c < 0) {
+		end_claimed(pz, pz->claim_spec[0], (enum verdict)pz->claim_verdict[0], false);
+		return false;
+	}
+	pz->asked |= 1u << c;
+	if (pz->stage != STAGE_ALL) {
+		/* the presolver's claim: the confirmer races it alone */
+		pz->stage = STAGE_ALL;
+		pz->confirming = true;
+		pz->all_ns = now_ns();
+		list_add(&racing_all, pz);
+		for (int i = 0; i < nspecs; i++)
+			if (pz->outcome[i] == OUT_NONE && i != c)
+				pz->outcome[i] = OUT_SKIPPED;
+	}
+	if (pz->outcome[c] == OUT_SKIPPED)
+		pz->outcome[c] = OUT_NONE;
+	if (pz->outcome[c] == OUT_NONE) {
+		pool_start_spec(&specs[c]);
+		offer(pz, c);
+	}
+	return true;
+}
+
+/* A complete worker's claim: v is V_UNSAT, or (--count) V_SOLVED for one
+ * solution or V_MULTIPLE, with sol verified. */
+static void claim(struct puzzle *pz, struct worker_spec *s, enum verdict v, const struct grid *sol)
+{
+	int who = s->index;
+	size_t cells = (size_t)pz->item.grid.cells;
+	pz->outcome[who] = v == V_UNSAT ? OUT_UNSAT : OUT_COUNTED;
+	if (v == V_UNSAT) {
+		s->st.unsat++;
+		if (givens_clash(pz)) {
+			/* the racer's own proof */
+			snprintf(pz->provers, sizeof pz->provers, "%s", s->name);
+			end_claimed(pz, who, V_UNSAT, true);
+			return;
+		}
+		if (pz->solution) {
+			caught_lying(pz, who, "no solution", pz->winner);
+			check_done(pz);
+			return;
+		}
+	} else {
+		solution_disproves(pz, who);
+		if (pz->solution && memcmp(pz->solution, sol->cell, cells) != 0) {
+			/* two different solutions: more than one, proved here;
+			 * whoever said "one" lied */
+			int by = v == V_MULTIPLE ? who : pz->winner;
+			snprintf(pz->provers, sizeof pz->provers, "%s+%s", specs[pz->winner].name, s->name);
+			if (v == V_SOLVED)
+				caught_lying(pz, who, "a unique solution", -1);
+			for (int k = pz->nclaims - 1; k >= 0; k--)
+				if (pz->claim_verdict[k] == V_SOLVED) {
+					if (pz->claim_spec[k] == by)
+						by = who;
+					caught_lying(pz, pz->claim_spec[k], "a unique solution", -1);
+					k = pz->nclaims;
+				}
+			end_claimed(pz, by, V_MULTIPLE, true);
+			return;
+		}
+		if (!pz->solution) {
+			keep_solution(pz, sol->cell);
+			pz->winner = who; /* whose solution it is */
+		}
+	}
+	for (int k = 0; k < pz->nclaims; k++)
+		if (same_program(pz->claim_spec[k], who)) {
+			check_done(pz); /* the same program again proves nothing */
+			return;
+		}
+	for (int k = 0; k < pz->nclaims; k++)
+		if (pz->claim_verdict[k] == v) {
+			snprintf(pz->provers, sizeof pz->provers, "%s+%s", specs[pz->claim_spec[k]].name,
+				 s->name);
+			end_claimed(pz, pz->claim_spec[k], v, true);
+			return;
+		}
+	if (pz->nclaims < MAX_CLAIMS) {
+		pz->claim_spec[pz->nclaims] = (int8_t)who;
+		pz->claim_verdict[pz->nclaims++] = (uint8_t)v;
+	}
+	ask_confirmation(pz);
+	check_done(pz);
+}
+
 /* A final message about a race already decided (its answer not yet out). */
 static void late_message(struct puzzle *pz, struct worker_spec *s, const struct msg *m)
 {
@@ -789,7 +1009,9 @@ static void late_message(struct puzzle *pz, struct worker_spec *s, const struct 
 		s->st.late++;
 		break;
 	case MSG_UNSAT:
-		if (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE) {
+		if ((pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE) && s->complete) {
+			caught_lying(pz, s->index, "no solution", pz->winner);
+		} else if (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE) {
 			*o = OUT_WRONG;
 			s->st.wrong++;
 		} else {
@@ -860,6 +1082,7 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 			break;
 		}
 		if (verify_answer(pz, s, m->argv[0], &sol)) {
+			solution_disproves(pz, s->index);
 			win(pz, s, &sol, ms, V_SOLVED, UNIQ_UNKNOWN);
 			return;
 		}
@@ -874,15 +1097,11 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 			break;
 		}
 		if (k == 0) {
-			pz->outcome[s->index] = OUT_UNSAT;
-			pz->winner = s->index;
-			pz->winner_ms = ms;
-			s->st.unsat++;
-			end_race(pz, V_UNSAT);
+			claim(pz, s, V_UNSAT, NULL);
 			return;
 		}
 		if (verify_answer(pz, s, m->argc >= 2 ? m->argv[1] : NULL, &sol)) {
-			win(pz, s, &sol, ms, k == 1 ? V_SOLVED : V_MULTIPLE, k == 1 ? UNIQ_UNIQUE : UNIQ_MULTIPLE);
+			claim(pz, s, k == 1 ? V_SOLVED : V_MULTIPLE, &sol);
 			return;
 		}
 		*o = OUT_WRONG;
@@ -895,11 +1114,7 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 			s->st.wrong++;
 			break;
 		}
-		*o = OUT_UNSAT;
-		pz->winner = s->index;
-		pz->winner_ms = ms;
-		s->st.unsat++;
-		end_race(pz, V_UNSAT);
+		claim(pz, s, V_UNSAT, NULL);
 		return;
 	case MSG_GAVEUP:
 		*o = OUT_GAVEUP;

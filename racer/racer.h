@@ -32,6 +32,7 @@ struct event_base;
 
 /* The most worker entries in a portfolio (outcomes are kept per entry). */
 #define MAX_SPECS 32
+#define MAX_CLAIMS 4
 /* The most presolver processes (-j). */
 #define MAX_JOBS 64
 
@@ -370,6 +371,15 @@ struct puzzle {
 	char *solve_line;          /* "solve SEQ GRID fields seed=S\n" while racing */
 	size_t solve_len, solve_noseed_len; /* the line, and its part before " seed=" */
 	bool timeout_reason;       /* a worker gave up with "timeout" */
+	/* verdicts that need proof (unsat, a count): the claims so far, from
+	 * entries of different programs, and whether a second one agreed */
+	int8_t claim_spec[MAX_CLAIMS];
+	uint8_t claim_verdict[MAX_CLAIMS];
+	uint8_t nclaims;
+	bool confirming;           /* STAGE_ALL for a confirmation alone */
+	bool confirmed;            /* two programs agreed (or the givens clash) */
+	uint32_t asked;            /* entries asked to confirm (bits) */
+	char provers[40];          /* "cp+sat": who proved the final verdict */
 	uint8_t copy[MAX_SPECS];   /* which process of each entry has it */
 	uint8_t outcome[MAX_SPECS];
 	float outcome_ms[MAX_SPECS];
@@ -496,6 +506,7 @@ struct race_counts {
 	long puzzles, solved, unsat, multiple, unsolved, timeouts, invalid, unsupported;
 	long cache_hits;
 	long first_only, escalated, all_at_once; /* how the races ran */
+	long confirmed, unconfirmed, liars;       /* verdicts that need proof */
 };
 extern struct race_counts counts;
 

@@ -31,6 +31,10 @@ void stats_report(double wall_ms)
 		   "%ld raced by all at once\n",
 		PROGRAM, opt.schedule_all ? "all" : "staged", counts.first_only, counts.escalated,
 		counts.all_at_once);
+	if (counts.confirmed || counts.unconfirmed || counts.liars)
+		fprintf(f, "%s: verdicts that need proof: %ld confirmed by a second program, %ld unconfirmed "
+			   "(no other complete worker could confirm them), %ld lies caught\n",
+			PROGRAM, counts.confirmed, counts.unconfirmed, counts.liars);
 	if (counts.escalated) {
 		pos = 0;
 		for (int i = 0; i < nspecs && pos < (int)sizeof buf; i++)

@@ -1,0 +1,92 @@
+#!/usr/bin/env bats
+# Verdicts that need proof: a solution is verified, but "no solution" and a
+# count are final only when a complete worker of another program says the
+# same; a claim disproved by a verified solution is a lie, and its worker
+# is left out. Fakes: fake-nayer says "no solution" to everything,
+# fake-unique says "exactly one" to everything. Every test checks that
+# nothing is left running.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	leak_setup
+	T=$BATS_TEST_TMPDIR
+	printf '%081d\n' 0 | tr 0 . >"$T/empty.txt"
+}
+
+@test "a worker that says 'no solution' to solvable puzzles loses, is named once and left out" {
+	run --separate-stderr race --stats --presolver=fake-nayer --workers fake-nayer,dlx "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$(grep -c 'worker fake-nayer: claimed no solution for .*easy9.txt: line [0-9], disproved by dlx; left out from now on' <<<"$stderr")" 1
+	grep -q '^fake-nayer .* disabled: claimed no solution' <<<"$stderr"
+}
+
+@test "a lie is never cached: the same puzzles from that cache, with dlx alone, are solved" {
+	run --separate-stderr sudoku-race --cache "$T/c" --presolver fake-nayer --workers fake-nayer,dlx "$DATA/easy9.txt"
+	assert_success
+	run --separate-stderr sudoku-race --cache "$T/c" --workers dlx "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+}
+
+@test "'no solution' confirmed by a second program: # unsat, confirmed, both named" {
+	run --separate-stderr race --json --stats --workers cp,dlx "$DATA/unsat9.txt"
+	assert_failure 1
+	assert_output --partial '"status":"unsat"'
+	assert_output --partial '"confirmed":true,"provers":"cp+dlx"'
+	assert_equal "$(grep -c 'verdicts that need proof: 1 confirmed by a second program, 0 unconfirmed' <<<"$stderr")" 1
+	run --separate-stderr race --workers cp,dlx "$DATA/unsat9.txt"
+	assert_output --regexp '^# unsat'
+}
+
+@test "with one complete worker, 'no solution' is said unconfirmed and not cached" {
+	run --separate-stderr sudoku-race --cache "$T/c" --json --stats --workers cp "$DATA/unsat9.txt"
+	assert_failure 1
+	assert_output --partial '"status":"unsat"'
+	assert_output --partial '"confirmed":false,"provers":null'
+	grep -q '0 confirmed by a second program, 1 unconfirmed' <<<"$stderr"
+	grep -q 'cache: 0 hits, 1 misses, 0 bad entries dropped, 0 written' <<<"$stderr"
+	# confirmed later, it is stored and served as proved
+	run --separate-stderr sudoku-race --cache "$T/c" --stats --workers cp,dlx "$DATA/unsat9.txt"
+	grep -q ' 1 written' <<<"$stderr"
+	run --separate-stderr sudoku-race --cache "$T/c" --json --workers cp "$DATA/unsat9.txt"
+	assert_output --partial '"confirmed":true,"provers":"cp+dlx"'
+	assert_output --partial '"cache":true'
+}
+
+@test "--count: 'exactly one' for the empty grid is disproved by a second, different solution" {
+	for schedule in --presolver=fake-unique --schedule=all; do
+		run --separate-stderr race --count --json --stats $schedule --workers fake-unique,dlx "$T/empty.txt"
+		assert_failure 1
+		assert_output --partial '"status":"multiple"'
+		assert_output --partial '"unique":false,"confirmed":true'
+		assert_equal "$(grep -c 'worker fake-unique: claimed a unique solution for .*empty.txt: line 1, disproved by two different verified solutions' <<<"$stderr")" 1
+	done
+}
+
+@test "--count: a count is confirmed by a second program" {
+	run --separate-stderr race --count --json --stats --workers cp,dlx "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$(grep -c '"unique":true,"confirmed":true,"provers":"cp+dlx"' <<<"$output")" 3
+	run --separate-stderr race --count --workers cp,dlx "$T/empty.txt"
+	assert_output '# multiple solutions'
+}
+
+@test "a clash of givens needs no second program: the racer checks it itself" {
+	printf '11...............................................................................\n' >"$T/clash.txt"
+	run --separate-stderr race --json --workers cp "$T/clash.txt"
+	assert_failure 1
+	assert_output --partial '"confirmed":true'
+}
+
+@test "the reader of standard output gone: every worker stops at once, not at the next answer" {
+	# the first puzzle answered at once, the others after 60 s
+	head -n 1 "$DATA/easy9.txt" >"$T/in"
+	for i in 1 2 3; do tail -n 2 "$DATA/easy9.txt"; done >>"$T/in"
+	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" | sed '1s/$/ 0/; 2,$s/$/ 60/' >"$T/answers"
+	run timeout 20 bash -c "sudoku-race --no-cache -j 2 --workers 'fake-slowpoke:answers=$T/answers' '$T/in' | head -n 1"
+	assert_success
+	assert_output "$(head -n 1 "$DATA/easy9.solutions")"
+}
