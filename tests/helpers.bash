@@ -131,6 +131,22 @@ slowpoke() {
 	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"
 }
 
+# SUDOKU_RACE_WRAP (CI's Valgrind pass): a command put before every
+# sudoku-race the tests run, in subshells too.
+if [ -n "${SUDOKU_RACE_WRAP:-}" ]; then
+	sudoku-race() {
+		# shellcheck disable=SC2086
+		$SUDOKU_RACE_WRAP "$(type -P sudoku-race)" "$@"
+	}
+	export -f sudoku-race
+fi
+
+# Skips a test that needs the racer's own process (its pid, signals, exit
+# status by signal) or its timing, under SUDOKU_RACE_WRAP.
+skip_if_wrapped() {
+	[ -z "${SUDOKU_RACE_WRAP:-}" ] || skip "$1 (not under SUDOKU_RACE_WRAP)"
+}
+
 # race ARGS...: the racer without a cache
 race() {
 	sudoku-race --no-cache "$@"

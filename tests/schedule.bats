@@ -62,7 +62,8 @@ summary() {
 }
 
 @test "--json says each puzzle's stage" {
-	run --separate-stderr race --json --workers cp,dlx "$DATA/easy9.txt"
+	# a fixed budget: no escalation however slowly the racer runs (Valgrind)
+	run --separate-stderr race --json --budget 10 --workers cp,dlx "$DATA/easy9.txt"
 	assert_success
 	[ "$(grep -c '"stage":"presolver"' <<<"$output")" -eq 3 ]
 }
@@ -131,6 +132,7 @@ summary() {
 }
 
 @test "workers run in process groups of their own, and none outlives the racer" {
+	skip_if_wrapped "kills the racer by its pid"
 	sudoku-race --no-cache --presolver fake-hanger --workers fake-hanger,fake-closer "$DATA/easy9.txt" \
 		>"$T/out" 2>&1 &
 	local racer=$!
@@ -161,6 +163,7 @@ summary() {
 }
 
 @test "--stats: an entry never needed says so, not that it is starting" {
+	skip_if_wrapped "depends on the racer keeping up with the presolver"
 	run --separate-stderr race --stats --workers cp,dlx "$DATA/easy9.txt"
 	assert_success
 	[[ $(grep '^dlx ' <<<"$stderr") == *"not started (not needed)" ]]
@@ -180,6 +183,7 @@ summary() {
 }
 
 @test "the budget starts at twice its floor and is learned from the presolver's times" {
+	skip_if_wrapped "depends on the racer keeping up with the presolver"
 	run --separate-stderr race --stats --workers cp "$DATA/easy9.txt"
 	assert_success
 	# fewer than 16 times known: 2 x 10 ms for 9x9
