@@ -99,9 +99,13 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 		json_string(out, t);
 		break;
 	}
-	case V_MULTIPLE:
-		json_string(out, "multiple solutions");
+	case V_MULTIPLE: {
+		char t[80];
+		snprintf(t, sizeof t, "multiple solutions: %s%ld", pz->count >= opt.count ? "at least " : "",
+			 pz->count);
+		json_string(out, t);
 		break;
+	}
 	default:
 		json_string(out, status_word(pz->verdict));
 		break;
@@ -109,6 +113,9 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 	if (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE)
 		evbuffer_add_printf(out, ",\"unique\":%s",
 				    pz->uniq == UNIQ_UNIQUE ? "true" : pz->uniq == UNIQ_MULTIPLE ? "false" : "null");
+	if (opt.count && (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE || pz->verdict == V_UNSAT ||
+			  pz->verdict == V_CLASH))
+		evbuffer_add_printf(out, ",\"count\":%ld,\"count_limit\":%ld", pz->count, opt.count);
 	evbuffer_add(out, ",\"winner\":", 10);
 	if (pz->winner >= 0)
 		json_string(out, specs[pz->winner].label);

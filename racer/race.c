@@ -508,7 +508,9 @@ static void make_solve_line(struct puzzle *pz)
 	if (!grid) {
 		gridsz = (size_t)GRID_MAX_CELLS * 3 + 1;
 		grid = xmalloc(gridsz);
-		int k = snprintf(fields, sizeof fields, "%s", opt.count ? " count=2" : "");
+		int k = 0;
+		if (opt.count)
+			k = snprintf(fields, sizeof fields, " count=%ld", opt.count);
 		if (opt.timeout_s > 0)
 			k += snprintf(fields + k, sizeof fields - (size_t)k, " limit_ms=%ld",
 				      (long)(opt.timeout_s * 1000 + 0.5));
@@ -666,6 +668,7 @@ void race_add(enum stream_event ev, const char *input_name)
 	pz->start_ns = pz->dispatch_ns = pz->all_ns = 0;
 	pz->prev = pz->next = -1;
 	pz->uniq = UNIQ_UNKNOWN;
+	pz->count = 0;
 	pz->timeout_reason = false;
 	memset(pz->outcome, 0, sizeof pz->outcome);
 	memset(pz->outcome_ms, 0, sizeof pz->outcome_ms);
@@ -690,8 +693,11 @@ void race_add(enum stream_event ev, const char *input_name)
 		char why[GRID_ERR_MAX + 64];
 		switch (cache_get(&pz->item.grid, &e, why, sizeof why)) {
 		case CACHE_HIT:
-			/* --count needs to know uniqueness; an entry that does not is raced */
-			if (opt.count && e.verdict == V_SOLVED && e.uniq == UNIQ_UNKNOWN) {
+			/* --count needs to know uniqueness, and an entry knows no
+			 * count beyond "at least 2": one that does not know as
+			 * much as asked is raced */
+			if (opt.count && e.verdict == V_SOLVED &&
+			    (e.uniq == UNIQ_UNKNOWN || (e.uniq == UNIQ_MULTIPLE && opt.count > 2))) {
 				cache_counts.hits--;
 				cache_counts.misses++;
 				break;
@@ -699,6 +705,8 @@ void race_add(enum stream_event ev, const char *input_name)
 			pz->cache_hit = true;
 			pz->winner_ms = e.ms;
 			pz->uniq = e.uniq;
+			if (opt.count)
+				pz->count = e.verdict == V_UNSAT ? 0 : e.uniq == UNIQ_UNIQUE ? 1 : 2;
 			snprintf(pz->winner_name, sizeof pz->winner_name, "%s", e.winner);
 			if (e.verdict == V_UNSAT) {
 				set_verdict(pz, givens_clash(pz) ? V_CLASH : V_UNSAT);
@@ -882,6 +890,7 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 			return;
 		}
 		if (verify_answer(pz, s, m->argc >= 2 ? m->argv[1] : NULL, &sol)) {
+			pz->count = k < opt.count ? (long)k : opt.count;
 			win(pz, s, &sol, ms, k == 1 ? V_SOLVED : V_MULTIPLE, k == 1 ? UNIQ_UNIQUE : UNIQ_MULTIPLE);
 			return;
 		}

@@ -77,7 +77,8 @@ struct options {
 	double timeout_s;    /* 0: none */
 	double grace_s;
 	double hello_timeout_s;
-	bool progress, stats, json, pretty, count;
+	bool progress, stats, json, pretty;
+	long count;          /* --count=K: solutions to look for (0: no counting) */
 	bool seed_set;
 	uint64_t seed;
 	const char *cache_dir; /* --cache DIR */
@@ -366,6 +367,7 @@ struct puzzle {
 	uint64_t all_ns;           /* STAGE_ALL since */
 	struct event *timeout_ev;  /* --timeout of a puzzle in STAGE_ALL */
 	enum uniqueness uniq;      /* V_SOLVED: what --count found (or the cache knew) */
+	long count;                /* --count: solutions found, up to K (0: not counted) */
 	int prev, next;            /* a list (waiting, or STAGE_ALL), slot indices, -1 ends */
 	char *solve_line;          /* "solve SEQ GRID fields seed=S\n" while racing */
 	size_t solve_len, solve_noseed_len; /* the line, and its part before " seed=" */

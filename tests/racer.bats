@@ -187,13 +187,45 @@ json_field() {
 	echo "12345678.........9$(printf '%.0s.' $(seq 63))" >>"$T/in" # no solution, no clash
 	run race --count "$T/in"
 	assert_failure 1
-	assert_equal "${lines[0]}" "# multiple solutions"
+	assert_equal "${lines[0]}" "# multiple solutions: at least 2"
 	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
 	assert_equal "${lines[2]}" "# unsat"
 	# without --count the first is solved with one of its solutions
 	race "$T/in" >"$T/out" || true
 	run verify "$T/in" "$T/out"
 	assert_line "2 ok, 1 none, 0 wrong"
+}
+
+@test "--count=K counts up to K, as the workers do, and says so in --json" {
+	sed -n 3p "$top_srcdir/puzzles/examples.txt" >"$T/in" # 9 solutions
+	head -n 1 "$DATA/easy9.txt" >>"$T/in"
+	sudoku-cp --count=5 "$T/in" >"$T/cp5" || true
+	sudoku-cp --count=100 "$T/in" >"$T/cp100" || true
+	run race --count=5 --workers cp,dlx "$T/in"
+	assert_failure 1
+	assert_equal "$output" "$(cat "$T/cp5")"
+	assert_equal "${lines[0]}" "# multiple solutions: at least 5"
+	run race -c100 --workers cp,dlx "$T/in"
+	assert_equal "$output" "$(cat "$T/cp100")"
+	assert_equal "${lines[0]}" "# multiple solutions: 9"
+	race --count=100 --json "$T/in" >"$T/out" || true
+	assert_equal "$(json_field "$T/out" 1 .status)" multiple
+	assert_equal "$(json_field "$T/out" 1 .count)" 9
+	assert_equal "$(json_field "$T/out" 1 .count_limit)" 100
+	assert_equal "$(json_field "$T/out" 1 .reason)" "multiple solutions: 9"
+	assert_equal "$(json_field "$T/out" 2 .count)" 1
+	assert_equal "$(json_field "$T/out" 2 .unique)" true
+	# a cache that knows "at least 2" answers --count, not --count=3
+	sudoku-race --count "$T/in" >/dev/null || true
+	run sudoku-race --count "$T/in"
+	assert_equal "${lines[0]}" "# multiple solutions: at least 2"
+	run sudoku-race --count=3 "$T/in"
+	assert_equal "${lines[0]}" "# multiple solutions: at least 3"
+	for bad in 1 0 x -3 2.5; do
+		run --separate-stderr sudoku-race --count="$bad" "$T/in"
+		assert_failure 2
+		[[ $stderr == *"--count: '$bad' is not a number from 2 to "* ]]
+	done
 }
 
 @test "--list-workers: kind, sizes, status; a mute worker is unavailable" {
@@ -309,11 +341,18 @@ json_field() {
 	assert_equal "$output" "$(cat "$T/expected")"
 }
 
-@test "--timeout: '# timeout after N s', exit 1" {
+@test "--timeout: '# timeout after N s', exit 1; --time-limit is the same" {
 	run race --timeout 0.3 --workers "$(slowpoke 30)" "$DATA/easy9.txt"
 	assert_failure 1
 	assert_equal "${lines[0]}" "# timeout after 0.3 s"
 	assert_equal "${#lines[@]}" 3
+	run race --time-limit=300ms --workers "$(slowpoke 30)" "$DATA/easy9.txt"
+	assert_failure 1
+	assert_equal "${lines[0]}" "# timeout after 0.3 s"
+	assert_equal "${#lines[@]}" 3
+	run --separate-stderr race --time-limit=soon "$DATA/easy9.txt"
+	assert_failure 2
+	[[ $stderr == *"--timeout: 'soon' is not a number of seconds"* ]]
 }
 
 @test "-j 2: two presolver processes, answers in input order" {
