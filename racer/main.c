@@ -292,9 +292,10 @@ int main(int argc, char **argv)
 	if (!loop_exit)
 		event_base_dispatch(base);
 
-	progress_end();
 	cache_flush();
 	output_flush_all();
+	/* after the last answers: its summary line comes below them */
+	progress_end();
 	if (opt.stats)
 		stats_report(ms_since(start_ns));
 	int status = output_status();

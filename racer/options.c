@@ -11,7 +11,7 @@
 
 #include "racer.h"
 
-struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10};
+struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10, .progress_ms = 3000};
 
 /* --count's most, as the workers take it */
 #define COUNT_MAX 1000000000000000LL
@@ -28,6 +28,7 @@ enum {
 	OPT_SCHEDULE,
 	OPT_PRESOLVER,
 	OPT_BUDGET,
+	OPT_PROGRESS_MS,
 };
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -103,8 +104,13 @@ static void print_help(void)
 	       "                         workers: a unique one is printed, else '# unsat' or\n"
 	       "                         '# multiple solutions: N' (N = K: 'at least K')\n"
 	       "  -s, --seed=N           the seed every worker uses (unless its entry sets one)\n"
-	       "  -p, --progress         show the race on standard error: a live display on a\n"
-	       "                         terminal, else a line per progress report (throttled)\n"
+	       "  -p, --progress         show the race on standard error: on a terminal a\n"
+	       "                         display sized to it (done/total, rate, ETA, wins\n"
+	       "                         per worker, the busy processes); else a line every\n"
+	       "                         few seconds and the workers' progress reports;\n"
+	       "                         a summary line at the end\n"
+	       "      --progress-ms=MS   off a terminal, at most one progress line every MS ms\n"
+	       "                         (default 3000)\n"
 	       "      --stats            at the end, print counts per worker on standard error\n"
 	       "      --json             one JSON object per puzzle instead of the answer line\n"
 	       "      --pretty           print solutions as boxed grids\n"
@@ -168,6 +174,7 @@ void options_parse(int argc, char **argv)
 		{"count", optional_argument, NULL, 'c'},
 		{"seed", required_argument, NULL, 's'},
 		{"progress", no_argument, NULL, 'p'},
+		{"progress-ms", required_argument, NULL, OPT_PROGRESS_MS},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"pretty", no_argument, NULL, OPT_PRETTY},
@@ -228,6 +235,15 @@ void options_parse(int argc, char **argv)
 		case 'p':
 			opt.progress = true;
 			break;
+		case OPT_PROGRESS_MS: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > 86400000)
+				usage_error("--progress-ms: '%s' is not a number of ms from 1 to 86400000", optarg);
+			opt.progress_ms = v;
+			break;
+		}
 		case OPT_STATS:
 			opt.stats = true;
 			break;

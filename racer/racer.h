@@ -79,6 +79,7 @@ struct options {
 	double hello_timeout_s;
 	bool progress, stats, json, pretty;
 	long count;          /* --count=K: solutions to look for (0: no counting) */
+	long progress_ms;    /* --progress-ms: the plain lines' period */
 	bool seed_set;
 	uint64_t seed;
 	const char *cache_dir; /* --cache DIR */

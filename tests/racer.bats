@@ -295,16 +295,6 @@ json_field() {
 	[ "$n" -le 10 ]
 }
 
-@test "--progress on a terminal: a live display with a row per worker, redrawn in place" {
-	command -v script >/dev/null || skip "script (util-linux) is not installed"
-	run script -q -e -c "sudoku-race --no-cache -j 1 --progress --workers '$(slowpoke 0.4)' '$DATA/easy9.txt'" /dev/null
-	assert_success
-	[[ $output == *$'\e[2Ksudoku-race: 3 puzzles read'* ]]
-	[[ $output == *$'\e[2K  fake-slowpoke'*busy*"puzzle 1"* ]]
-	[[ $output == *$'\e[2A\e[J'* ]]
-	[[ $output == *"$(sed -n 3p "$DATA/easy9.solutions")"* ]]
-}
-
 @test "a worker slow to say hello (a GPU worker starting CUDA) is waited for" {
 	run --separate-stderr race --workers "$(slowpoke 0.05):hello-delay=2.5" "$DATA/easy9.txt"
 	assert_success

@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# sudoku-race as people read it: --progress on a terminal of a given size
+# (script(1) gives a pseudo-terminal, stty sizes it) and off one, and the
+# tables of --stats and --list-workers within 80 columns. Every test checks
+# that nothing it started is left running.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+setup() {
+	leak_setup
+	T=$BATS_TEST_TMPDIR
+	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
+}
+
+# slowpokes N DELAY: N slowpoke entries (told apart by a seed), comma-separated
+slowpokes() {
+	local i list=
+	for i in $(seq 1 "$1"); do list+=",$(slowpoke "$2"):seed=$i"; done
+	echo "${list#,}"
+}
+
+# frames FILE: what a terminal was sent, as the live display's frames (the
+# text between two erasures). Prints "FRAMES MOST_ROWS WIDEST LAST_ROWS
+# LAST_WIDEST"; the text after the last erasure goes to FILE.rest.
+frames() {
+	perl -0777 -ne '
+		my @f = split /\r(?:\e\[\d+A)?\e\[J/;
+		my $rest = @f > 1 ? pop @f : "";
+		open my $o, ">", "$ARGV.rest" or die; print $o $rest;
+		my ($n, $rows, $wide, $lrows, $lwide) = (0, 0, 0, 0, 0);
+		for my $fr (@f) {
+			next if $fr eq "";
+			$fr =~ s/\r//g;
+			my @r = split /\n/, $fr, -1;
+			($lrows, $lwide) = (scalar @r, 0);
+			for (@r) { $lwide = length if length > $lwide }
+			$n++;
+			$rows = $lrows if $lrows > $rows;
+			$wide = $lwide if $lwide > $wide;
+		}
+		print "$n $rows $wide $lrows $lwide\n";' "$1"
+}
+
+# in_terminal ROWS COLS COMMAND: COMMAND on a pseudo-terminal of that size;
+# what the terminal was sent goes to $T/tty
+in_terminal() {
+	command -v script >/dev/null || skip "script (util-linux) is not installed"
+	script -q -e -c "stty rows $1 cols $2; $3" /dev/null >"$T/tty"
+}
+
+@test "--progress on a terminal: never more rows or columns than it has; a summary at the end" {
+	in_terminal 8 60 "sudoku-race --no-cache --schedule=all --progress \
+		--workers '$(slowpokes 12 0.3)' '$DATA/easy9.txt' >'$T/out'"
+	assert_equal "$(cat "$T/out")" "$(cat "$DATA/easy9.solutions")"
+	read -r n rows wide _ < <(frames "$T/tty")
+	echo "frames $n, at most $rows rows, $wide columns"
+	[ "$n" -ge 2 ] # 3 puzzles at 0.3 s each, one after the other: redrawn every 0.1 s
+	[ "$rows" -le 8 ]
+	[ "$wide" -le 59 ]
+	run perl -pe 's/\r//g; s/\e\[\d*A|\e\[J/\n/g' "$T/tty"
+	# done/total, rate and ETA; the wins; 12 busy processes where 6 rows are left
+	assert_line --regexp '^sudoku-race: [0-3]/3 puzzles \([0-9.]+%\), [0-9.]+/s(, ETA [0-9:]+( s)?)?, in [0-9.]+ s$'
+	assert_line --regexp '^wins: (none yet|fake-slowpoke:answers=.* 1)'
+	assert_line --regexp '^  fake-slowpoke:answers\.\.\. +puzzle [1-3] +all +[0-9.]+ s$'
+	assert_line --regexp '^  \.\.\. [0-9]+ more busy$'
+	# after the last erasure: the summary line alone
+	run cat "$T/tty.rest"
+	assert_output --regexp $'^sudoku-race: 3 puzzles answered in [0-9.]+ s \\([0-9.]+/s\\): 3 solved; wins: fake-slowpoke:answers=.*:seed=[0-9]+ [1-3](, .*)?\r$'
+	# no colour at all (NO_COLOR has nothing to turn off)
+	! grep -q $'\e\\[[0-9;]*m' "$T/tty"
+}
+
+@test "--progress on a terminal: a busy process's row shows its latest progress report" {
+	in_terminal 24 80 "sudoku-race --no-cache --progress --schedule=all \
+		--workers 'fake-flooder:mode=progress,$(slowpoke 0.5)' '$DATA/easy9.txt' >'$T/out'"
+	assert_equal "$(cat "$T/out")" "$(cat "$DATA/easy9.solutions")"
+	run perl -pe 's/\r//g; s/\e\[\d*A|\e\[J/\n/g' "$T/tty"
+	assert_line --regexp '^  fake-flooder:mode=pro\.\.\. +puzzle [1-3] +all +[0-9.]+ s nodes=1 cost=7$'
+}
+
+@test "--progress on a terminal follows its size (SIGWINCH)" {
+	# resized, then SIGWINCH and SIGINT until it ends: a signal that came
+	# before the racer listened for it was lost, and is sent again
+	in_terminal 20 70 "sudoku-race --no-cache --schedule=all --progress \
+		--workers '$(slowpokes 12 30)' '$DATA/easy9.txt' >'$T/out' & pid=\$!
+		sleep 0.3; stty rows 5 cols 40
+		while kill -WINCH \$pid 2>/dev/null && kill -INT \$pid 2>/dev/null; do sleep 0.2; done
+		wait \$pid; echo status \$?"
+	read -r n rows wide lrows lwide < <(frames "$T/tty")
+	echo "frames $n, at most $rows rows and $wide columns; the last $lrows rows, $lwide columns"
+	[ "$rows" -le 20 ]
+	[ "$wide" -le 69 ]
+	# the last frames were drawn after the resize, before SIGINT was read
+	[ "$n" -ge 1 ]
+	[ "$lrows" -le 5 ]
+	[ "$lwide" -le 39 ]
+	[[ $(cat "$T/tty.rest") == "sudoku-race: 0 of 3 puzzles answered in "*$'\r\n'"status 130"* ]]
+}
+
+@test "--progress off a terminal: a line every --progress-ms, and a summary" {
+	run --separate-stderr sudoku-race --no-cache --progress --progress-ms 100 -j 1 \
+		--workers "$(slowpoke 0.3)" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	echo "$stderr"
+	# 0.9 s at least: a line every 0.1 s
+	n=$(grep -c '^sudoku-race: progress: ' <<<"$stderr")
+	[ "$n" -ge 2 ]
+	# every one of them says done/total, rate, ETA while there is one, time
+	run grep '^sudoku-race: progress: ' <<<"$stderr"
+	run grep -c -v -E '^sudoku-race: progress: [0-3]/3 puzzles \([0-9.]+%\), [0-9.]+/s(, ETA [0-9:]+( s)?)?, in [0-9.]+ s$' \
+		<<<"$(grep '^sudoku-race: progress: ' <<<"$stderr")"
+	assert_output 0
+	[[ $(tail -n 1 <<<"$stderr") =~ ^sudoku-race:\ 3\ puzzles\ answered\ in\ [0-9.]+\ s\ \([0-9.]+/s\):\ 3\ solved\;\ wins:\ fake-slowpoke:answers=.*\ 3$ ]]
+}
+
+@test "--progress: a fast batch still ends with a summary; from a pipe the total is '?'" {
+	for i in $(seq 1 100); do cat "$DATA/easy9.txt"; echo 'not a puzzle'; done >"$T/in"
+	run --separate-stderr sudoku-race --no-cache --progress --workers cp "$T/in"
+	assert_failure 1
+	[[ $(tail -n 1 <<<"$stderr") =~ ^sudoku-race:\ 400\ puzzles\ answered\ in\ [0-9.]+\ s\ \([0-9.]+/s\):\ 300\ solved,\ 100\ invalid\;\ wins:\ cp\ 300$ ]]
+	# the pipe stays open 0.5 s: the lines until then cannot know the total
+	run --separate-stderr sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.05)" \
+		< <(head -n 1 "$DATA/easy9.txt"; sleep 0.5; tail -n 2 "$DATA/easy9.txt")
+	assert_success
+	[[ $stderr == *"sudoku-race: progress: "[0-1]"/? puzzles, "* ]]
+	[[ $(tail -n 1 <<<"$stderr") == "sudoku-race: 3 puzzles answered in "* ]]
+	# a regular file on standard input is counted up front
+	run --separate-stderr sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.05)" \
+		<"$DATA/easy9.txt"
+	assert_success
+	[[ $stderr == *"sudoku-race: progress: "[0-3]"/3 puzzles "* ]]
+	[[ $stderr != *"/? puzzles"* ]]
+}
+
+@test "--progress: a grid over several lines is one puzzle of the total" {
+	for i in 1 2 3 4 5; do cat "$DATA/notation-rows.txt"; echo; done >"$T/in"
+	# the slowpoke's answer to it, as the racer sends it
+	echo "$(tr -d ' \n' <"$DATA/notation-rows.txt" | tr 0 .) $(sudoku-cp "$DATA/notation-rows.txt" | tr -d ' \n')" \
+		>"$T/answers"
+	run --separate-stderr sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.1)" "$T/in"
+	assert_success
+	assert_equal "${#lines[@]}" 5
+	echo "$stderr"
+	# the total: the five grids, not the 50 lines; never fewer than answered
+	[[ $stderr == *"sudoku-race: progress: "[0-5]"/5 puzzles"* ]]
+	[ "$(grep '^sudoku-race: progress: ' <<<"$stderr" | grep -c -v '/5 puzzles')" -eq 0 ]
+	[[ $(tail -n 1 <<<"$stderr") == "sudoku-race: 5 puzzles answered in "* ]]
+}
