@@ -335,7 +335,11 @@ static void handle_hello(struct proc *p, char *line, size_t len)
 	s->max_box = hi;
 	snprintf(s->version, sizeof s->version, "%s", m.argv[1]);
 	snprintf(s->device, sizeof s->device, "%s", device ? device : "cpu");
-	snprintf(s->detail, sizeof s->detail, "%s", detail ? detail : "");
+	if (snprintf(s->detail, sizeof s->detail, "%s", detail ? detail : "") >= (int)sizeof s->detail) {
+		/* too long: cut after a word, not in one */
+		char *cut = strrchr(s->detail, '_');
+		snprintf(cut ? cut : s->detail + sizeof s->detail - 4, 4, "...");
+	}
 	for (char *c = s->detail; *c; c++)
 		if (*c == '_')
 			*c = ' '; /* PROTOCOL.md 5: spaces travel as '_' */

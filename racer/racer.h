@@ -115,13 +115,13 @@ struct worker_spec {
 	bool own_seed;        /* the entry sets --seed itself */
 	bool explicit;        /* named in --workers (a failure to start is worth a warning) */
 	enum spec_status status;
-	char why[160];        /* UNAVAILABLE, DISABLED: why */
+	char why[320];        /* UNAVAILABLE, DISABLED: why */
 	/* from hello */
 	bool hello_seen;
 	bool complete;
 	int min_box, max_box;
 	char device[8];
-	char detail[96];
+	char detail[256];
 	char version[32];
 	int batch;
 	int first, nprocs;    /* its processes in procs[] */
