@@ -396,7 +396,7 @@ static void handle_line(struct proc *p, char *line, size_t len)
 	case MSG_ERROR:
 		if (strcmp(m.id, "-") == 0) {
 			/* the worker could not read one of our lines: no request lost */
-			p->spec->st.errors++;
+			p->spec->st.refused++;
 			return;
 		}
 		/* fall through */

@@ -182,9 +182,12 @@ void race_stop(void)
 	for (int i = ring ? racing_all.head : -1; i >= 0; i = ring[i].next)
 		if (ring[i].timeout_ev)
 			evtimer_del(ring[i].timeout_ev);
-	for (int i = 0; i < nprocs; i++)
+	for (int i = 0; i < nprocs; i++) {
 		if (procs[i].stage_timer)
 			evtimer_del(procs[i].stage_timer);
+		/* --stats: what is in flight now gets no answer the race reads */
+		procs[i].spec->st.open += procs[i].ninflight;
+	}
 }
 
 int race_free_slots(void)
@@ -309,7 +312,7 @@ static void end_race(struct puzzle *pz, enum verdict v)
 	}
 	free(pz->solve_line);
 	pz->solve_line = NULL;
-	if (pz->winner >= 0 && (v == V_SOLVED || v == V_MULTIPLE || v == V_UNSAT)) {
+	if (pz->winner >= 0 && (v == V_SOLVED || v == V_MULTIPLE || v == V_UNSAT || v == V_CLASH)) {
 		struct worker_spec *w = &specs[pz->winner];
 		w->st.won++;
 		w->st.won_ms += pz->winner_ms;
@@ -319,7 +322,7 @@ static void end_race(struct puzzle *pz, enum verdict v)
 		}
 		if (pz->stage == STAGE_FIRST && pz->winner == pz->first_spec)
 			schedule_record(pz->item.grid.box, pz->winner_ms);
-		if (cache_enabled()) {
+		if (cache_enabled() && v != V_CLASH) {
 			struct cache_entry e = {.verdict = v == V_UNSAT ? V_UNSAT : V_SOLVED,
 						.uniq = v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq,
 						.ms = pz->winner_ms};
@@ -802,7 +805,7 @@ static void late_message(struct puzzle *pz, struct worker_spec *s, const struct 
 			s->st.wrong++;
 		} else {
 			*o = OUT_UNSAT;
-			s->st.unsat++;
+			s->st.late++;
 		}
 		break;
 	case MSG_GAVEUP:
@@ -838,8 +841,13 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 	struct worker_spec *s = p->spec;
 	struct puzzle *pz = race_find(seq);
 	if (!pz || stopped) {
-		if (m->type == MSG_CANCELLED)
-			s->st.cancelled++;
+		/* --stats: every request sent is counted once; after the end,
+		 * race_stop counted it as open */
+		if (!stopped)
+			*(m->type == MSG_CANCELLED ? &s->st.cancelled
+			  : m->type == MSG_GAVEUP  ? &s->st.gaveup
+			  : m->type == MSG_ERROR   ? &s->st.errors
+						   : &s->st.late) += 1;
 		dispatch();
 		return;
 	}
@@ -885,8 +893,7 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 			pz->outcome[s->index] = OUT_UNSAT;
 			pz->winner = s->index;
 			pz->winner_ms = ms;
-			s->st.unsat++;
-			end_race(pz, V_UNSAT);
+			end_race(pz, V_UNSAT); /* a win */
 			return;
 		}
 		if (verify_answer(pz, s, m->argc >= 2 ? m->argv[1] : NULL, &sol)) {
@@ -907,8 +914,7 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 		*o = OUT_UNSAT;
 		pz->winner = s->index;
 		pz->winner_ms = ms;
-		s->st.unsat++;
-		end_race(pz, V_UNSAT);
+		end_race(pz, V_UNSAT); /* a win */
 		return;
 	case MSG_GAVEUP:
 		*o = OUT_GAVEUP;
@@ -936,6 +942,8 @@ void race_progress(struct proc *p, uint64_t seq, struct msg *m)
 
 void race_lost(struct proc *p, uint64_t seq, enum outcome why)
 {
+	if (!stopped)
+		p->spec->st.lost++; /* after the end, race_stop counted it as open */
 	struct puzzle *pz = race_find(seq);
 	if (!pz || stopped || pz->state != PZ_RACING)
 		return;

@@ -131,10 +131,13 @@ struct worker_spec {
 	/* deaths since the last well-formed final message, over all its copies */
 	int strikes;
 	bool warned_wrong;
-	/* --stats */
+	/* --stats: every request sent ends as one of won .. open */
 	struct spec_stats {
-		long sent, won, late, wrong, unsat, gaveup, errors, cancelled, malformed;
-		long died, killed, respawns, hello_failures;
+		long sent, won, late, wrong, gaveup, errors, cancelled;
+		long lost; /* its process ended (died, killed, restarted) with it in flight */
+		long open; /* in flight when the run ended */
+		/* the processes */
+		long malformed, refused, died, killed, respawns, hello_failures;
 		long won_escalated; /* races won after the rest joined */
 		double won_ms;
 	} st;

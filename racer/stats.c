@@ -50,7 +50,7 @@ void stats_report(double wall_ms)
 		if ((int)strlen(specs[i].label) > w)
 			w = (int)strlen(specs[i].label);
 	fprintf(f, "%-*s %6s %6s %5s %6s %6s %6s %6s %9s %9s %5s %6s %9s %8s %8s  %s\n", w, "worker",
-		"sent", "won", "late", "wrong", "unsat", "gaveup", "error", "cancelled", "malformed", "died",
+		"sent", "won", "late", "wrong", "lost", "gaveup", "error", "cancelled", "malformed", "died",
 		"killed", "respawned", "nohello", "win_ms", "status");
 	for (int i = 0; i < nspecs; i++) {
 		struct worker_spec *s = &specs[i];
@@ -65,7 +65,7 @@ void stats_report(double wall_ms)
 			snprintf(status, sizeof status, "%s: %s",
 				 s->status == SPEC_DISABLED ? "disabled" : "unavailable", s->why);
 		fprintf(f, "%-*s %6ld %6ld %5ld %6ld %6ld %6ld %6ld %9ld %9ld %5ld %6ld %9ld %8ld %8.3f  %s\n",
-			w, s->label, t->sent, t->won, t->late, t->wrong, t->unsat, t->gaveup, t->errors, t->cancelled,
+			w, s->label, t->sent, t->won, t->late, t->wrong, t->lost, t->gaveup, t->errors, t->cancelled,
 			t->malformed, t->died, t->killed, t->respawns, t->hello_failures, t->won ? t->won_ms / (double)t->won : 0.0,
 			status);
 	}
