@@ -148,3 +148,106 @@ in_terminal() {
 	[ "$(grep '^sudoku-race: progress: ' <<<"$stderr" | grep -c -v '/5 puzzles')" -eq 0 ]
 	[[ $(tail -n 1 <<<"$stderr") == "sudoku-race: 5 puzzles answered in "* ]]
 }
+
+# within80 FILE: fails, naming it, on a line of --stats (from its first
+# line on: warnings before it are not its) wider than 80 columns
+within80() {
+	local wide
+	wide=$(awk '/^sudoku-race: [0-9]+ puzzles in / { on = 1 } on && length > 80 { print NR ": " length ": " $0 }' "$1")
+	grep -q '^sudoku-race: [0-9]* puzzles in ' "$1" || { echo "no --stats in $1" >&2; return 1; }
+	[ -z "$wide" ] || { echo "wider than 80 columns: $wide" >&2; return 1; }
+}
+
+# adds_up: every row of --stats' requests table (read on stdin): sent is
+# the sum of the columns after it
+adds_up() {
+	awk '
+		$1 == "worker" { t = $2 == "sent"; n = NF; next }
+		!t || NF == 0 { t = 0; next }
+		NF == 1 { next } # a label on a line of its own
+		{
+			k = NF - (n - 2); s = 0
+			for (i = k + 1; i <= NF; i++) s += $i
+			if (s != $k) { print "does not add up: " $0; bad = 1 }
+			rows++
+		}
+		END { if (!rows) print "no rows"; exit bad || !rows }'
+}
+
+@test "--stats: within 80 columns; each worker's requests add up to 'sent'" {
+	for i in $(seq 1 20); do cat "$DATA/easy9.txt"; done >"$T/in"
+	# the default portfolio
+	run --separate-stderr race --stats "$T/in"
+	assert_success
+	echo "$stderr" >"$T/stats"
+	within80 "$T/stats"
+	adds_up <"$T/stats"
+	# cancelled and late: every puzzle to both at once
+	run --separate-stderr race --stats --schedule=all --workers "$(slowpoke 0.05)","$(slowpoke 0.3)" \
+		"$DATA/easy9.txt"
+	assert_success
+	echo "$stderr" >"$T/stats"
+	within80 "$T/stats"
+	adds_up <"$T/stats"
+	assert_equal "$(stat_of "$(slowpoke 0.05)" won <"$T/stats")" 3
+	assert_equal "$(stat_of "$(slowpoke 0.3)" sent <"$T/stats")" 3
+	# wrong answers
+	run --separate-stderr race --stats --workers fake-liar,"$(slowpoke 0.2)" "$DATA/easy9.txt"
+	adds_up <<<"$stderr"
+	assert_equal "$(stat_of fake-liar wrong <<<"$stderr")" 3
+	# lost: a crasher's requests in flight when it died (alone, it gets
+	# them all until it is left out)
+	run --separate-stderr race --stats --workers fake-crasher "$DATA/easy9.txt"
+	assert_failure 1
+	adds_up <<<"$stderr"
+	[ "$(stat_of fake-crasher lost <<<"$stderr")" -ge 1 ]
+	# unsat proved by the winner is a win, counted once
+	echo "12345678.........9$(printf '%.0s.' $(seq 63))" >"$T/unsat"
+	run --separate-stderr race --stats --count --schedule=all --workers cp,dlx "$T/unsat"
+	adds_up <<<"$stderr"
+	assert_equal "$(( $(stat_of cp won <<<"$stderr") + $(stat_of dlx won <<<"$stderr") ))" 1
+}
+
+@test "--stats after SIGINT: what was in flight is 'open'" {
+	sudoku-race --no-cache --stats --workers "$(slowpoke 30)" "$DATA/easy9.txt" 2>"$T/stats" & pid=$!
+	sleep 0.5
+	kill -INT $pid
+	status=0
+	wait $pid || status=$?
+	assert_equal "$status" 130
+	within80 "$T/stats"
+	adds_up <"$T/stats"
+	# the slowpoke answers nothing in 30 s: all it was sent is open
+	assert_equal "$(stat_of "$(slowpoke 30)" open <"$T/stats")" "$(stat_of "$(slowpoke 30)" sent <"$T/stats")"
+}
+
+@test "--stats: a worker's long reason is wrapped at words, its label on a line of its own" {
+	words="no CUDA device (CUDA driver version is insufficient for CUDA runtime version); --emulate runs the kernels on the CPU"
+	cat >"$T/fake-nodevice" <<-EOF
+		#!/bin/bash
+		echo "hello nodevice 1 proto=1 kind=complete sizes=3-3 device=none detail=${words// /_}"
+		while read -r _; do :; done
+	EOF
+	chmod +x "$T/fake-nodevice"
+	# alone, it is waited for: its hello is read before the end
+	run --separate-stderr race --stats --workers "$T/fake-nodevice" "$DATA/easy9.txt"
+	assert_failure 1
+	echo "$stderr" >"$T/stats"
+	within80 "$T/stats"
+	adds_up <"$T/stats"
+	# the status, its lines joined, says it all
+	status=$(awk -v l="$T/fake-nodevice" '
+		$0 == l { on = 1; s = ""; next }
+		on && /^ / { sub(/^ +/, ""); s = s (s ? " " : "") $0; next }
+		{ on = 0 }
+		END { print s }' "$T/stats")
+	echo "status: $status"
+	[[ $status == *"unavailable: no device: $words" ]]
+	# a detail past 255 bytes is cut after a word
+	long="$words; $words; $words"
+	sed -i "s/detail=[^\"]*/detail=${long// /_}/" "$T/fake-nodevice"
+	run --separate-stderr race --stats --workers "$T/fake-nodevice" "$DATA/easy9.txt"
+	echo "$stderr" >"$T/stats"
+	within80 "$T/stats"
+	grep -q -E '(^| )(CUDA|device|driver|version|is|insufficient|for|runtime|--emulate|runs|the|kernels|on|CPU;?|no|\(CUDA|version\);)\.\.\.$' "$T/stats"
+}
