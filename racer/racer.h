@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/time.h>
 #include <sys/types.h>
 
@@ -156,6 +157,8 @@ const char *default_entry(int i, char *buf, size_t size);
 void workers_setup(void);
 /* --list-workers: every known worker plus other sudoku-* programs found. */
 void workers_setup_listing(void);
+/* --list-workers' table, on standard output. */
+void workers_print_listing(void);
 /* Where the racer looks for sudoku-* programs, for messages. */
 const char *workers_search_path(void);
 void workers_free(void);
@@ -506,5 +509,8 @@ struct race_counts {
 extern struct race_counts counts;
 
 void stats_report(double wall_ms);
+/* Writes text from column `at` on, wrapped at words within 80 columns;
+ * the lines after the first start with `indent` spaces. */
+void print_wrapped(FILE *f, const char *text, int at, int indent);
 
 #endif
