@@ -14,10 +14,9 @@
 #define WIDTH 80
 #define MAX_COLUMNS 10
 
-/* Writes text from column `at` on, wrapped at spaces before WIDTH; the
- * lines after the first start with `indent` spaces. A word longer than a
- * line is cut where the line ends (there is no better place). */
-static void put_wrapped(FILE *f, const char *text, int at, int indent)
+/* Wrapped at spaces before WIDTH; a word longer than a line is cut where
+ * the line ends (there is no better place). */
+void print_wrapped(FILE *f, const char *text, int at, int indent)
 {
 	int room = WIDTH - at;
 	while (*text) {
@@ -57,7 +56,7 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 	int at = (int)strlen(PROGRAM ": ");
 	fprintf(stderr, "%s: ", PROGRAM);
-	put_wrapped(stderr, text, at, at);
+	print_wrapped(stderr, text, at, at);
 }
 
 /* A table of numbers, a row per entry, its first column the entries'
@@ -170,7 +169,7 @@ static void status_table(FILE *f)
 			fprintf(f, "%s\n%-*s ", s->label, label, "");
 		else
 			fprintf(f, "%-*s ", label, s->label);
-		put_wrapped(f, status, label + 1, label + 1);
+		print_wrapped(f, status, label + 1, label + 1);
 	}
 }
 

@@ -227,7 +227,8 @@ json_field() {
 	assert_line --regexp '^cp +complete +2-8 +cpu +available'
 	run race --list-workers --hello-timeout 0.5 --workers cp,fake-mute,fake-liar
 	assert_success
-	assert_line --regexp '^fake-mute .*unavailable: no hello in time \(--hello-timeout\)'
+	assert_line --regexp '^fake-mute .*unavailable: no hello in time'
+	assert_line --regexp '^ +\(--hello-timeout\)$'
 	assert_line --regexp '^fake-liar +complete +3-3 +cpu +available'
 }
 
@@ -447,7 +448,8 @@ signal_ends() {
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	run env PATH=/usr/bin:/bin "$T/prefix/bin/sudoku-race" --list-workers
-	assert_line --regexp "^cp +complete .*available: $T/prefix/bin/sudoku-cp"
+	assert_line --regexp "^cp +complete .*available: "
+	assert_line --regexp "^ +$T/prefix/bin/sudoku-cp\$"
 	# without sudoku-cp, the name cp does not fall back on /bin/cp
 	mkdir -p "$T/alone"
 	cp "$(command -v sudoku-race)" "$T/alone/"

@@ -251,3 +251,31 @@ adds_up() {
 	within80 "$T/stats"
 	grep -q -E '(^| )(CUDA|device|driver|version|is|insufficient|for|runtime|--emulate|runs|the|kernels|on|CPU;?|no|\(CUDA|version\);)\.\.\.$' "$T/stats"
 }
+
+@test "--list-workers: within 80 columns; a status wrapped at words, a program below it" {
+	words="no CUDA device (CUDA driver version is insufficient for CUDA runtime version); --emulate runs the kernels on the CPU"
+	cat >"$T/fake-nodevice" <<-EOF
+		#!/bin/bash
+		echo "hello nodevice 1 proto=1 kind=complete sizes=3-3 device=none detail=${words// /_}"
+		while read -r _; do :; done
+	EOF
+	chmod +x "$T/fake-nodevice"
+	run sudoku-race --list-workers
+	assert_success
+	echo "$output" >"$T/list"
+	[ -z "$(awk 'length > 80' "$T/list")" ]
+	assert_line --index 0 --regexp '^WORKER +KIND +SIZES +DEVICE +STATUS$'
+	assert_line --regexp '^cp +complete +2-8 +cpu +available: version [0-9.]+$'
+	assert_line --regexp "^ +$top_builddir/workers/sudoku-cp\$"
+	run sudoku-race --list-workers --workers cp,"$T/fake-nodevice"
+	assert_success
+	echo "$output" >"$T/list"
+	[ -z "$(awk 'length > 80' "$T/list")" ]
+	# the label on a line of its own; the status's lines joined say it all
+	assert_line "$T/fake-nodevice"
+	status=$(awk -v l="$T/fake-nodevice" '
+		$0 == l { on = 1; next }
+		on && /^ / { sub(/^ +complete +3-3 +none +/, ""); sub(/^ +/, ""); s = s (s ? " " : "") $0 }
+		END { print s }' "$T/list")
+	assert_equal "$status" "unavailable: no device: $words"
+}
