@@ -279,3 +279,46 @@ adds_up() {
 		END { print s }' "$T/list")
 	assert_equal "$status" "unavailable: no device: $words"
 }
+
+# keys FILE: each line's JSON keys, in order, "status: key,key,..." (perl's
+# JSON::PP keeps no order: the keys are read in order by a regex over the
+# top level, after a check that the line parses)
+keys() {
+	perl -MJSON::PP -ne '
+		my $o = decode_json($_);
+		s/"workers":\[.*\]/"workers":[]/;
+		my @k = /[{,]"([a-z_]+)":/g;
+		print "$o->{status}: ", join(",", @k), "\n"' "$1"
+}
+
+@test "--json: the keys README documents, per status" {
+	{
+		head -n 1 "$DATA/easy9.txt"                                # solved
+		sed -n 3p "$top_srcdir/puzzles/examples.txt"                 # multiple (--count)
+		echo "12345678.........9$(printf '%.0s.' $(seq 63))"          # unsat
+		echo "11$(printf '%.0s.' $(seq 79))"                          # unsat: givens clash
+		echo "not a puzzle"                                          # invalid
+	} >"$T/in"
+	race --json --workers cp "$T/in" >"$T/out" || true
+	run keys "$T/out"
+	common=winner,worker_ms,ms,cache,stage,workers
+	assert_line --index 0 "solved: line,file,puzzle,status,solution,reason,unique,$common"
+	assert_line --index 2 "unsat: line,file,puzzle,status,solution,reason,$common"
+	assert_line --index 3 "unsat: line,file,puzzle,status,solution,reason,$common"
+	assert_line --index 4 "invalid: line,file,status,solution,reason,$common"
+	[[ $(sed -n 4p "$T/out") == *'"reason":"line 4: value 1 twice in row 1 '* ]]
+	race --json --count --workers cp <"$T/in" >"$T/out" || true
+	run keys "$T/out"
+	assert_line --index 0 "solved: line,puzzle,status,solution,reason,unique,count,count_limit,$common"
+	assert_line --index 1 "multiple: line,puzzle,status,solution,reason,unique,count,count_limit,$common"
+	assert_line --index 2 "unsat: line,puzzle,status,solution,reason,count,count_limit,$common"
+	race --json --timeout 0.2 --workers "$(slowpoke 30)" "$DATA/easy9.txt" >"$T/out" || true
+	run keys "$T/out"
+	assert_line --index 0 "timeout: line,file,puzzle,status,solution,reason,$common"
+	race --json --workers fake-liar "$DATA/easy9.txt" >"$T/out" 2>/dev/null || true
+	run keys "$T/out"
+	assert_line --index 0 "unsolved: line,file,puzzle,status,solution,reason,$common"
+	race --json --workers eda "$DATA/36x36.txt" >"$T/out" || true
+	run keys "$T/out"
+	assert_line --index 0 "unsupported: line,file,puzzle,status,solution,reason,$common"
+}
