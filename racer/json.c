@@ -1,8 +1,10 @@
 /* --json: one object per puzzle, on one line:
  *   {"line":1,"file":"x.txt","puzzle":"...","status":"solved","solution":"...",
- *    "reason":null,"winner":"cp","worker_ms":0.05,"ms":0.3,"cache":false,
+ *    "reason":null,"unique":null,"winner":"cp","worker_ms":0.05,"ms":0.3,
+ *    "cache":false,"stage":"presolver",
  *    "workers":[{"worker":"cp","outcome":"won","ms":0.05},...]}
- * Grids are in the puzzle's own notation. */
+ * Grids are in the puzzle's own notation. README ("--json") documents every
+ * key and status: keep it true with this file. */
 #include "config.h"
 
 #include <stdio.h>
