@@ -322,3 +322,14 @@ keys() {
 	run keys "$T/out"
 	assert_line --index 0 "unsupported: line,file,puzzle,status,solution,reason,$common"
 }
+
+@test "bash completion offers the racer's new names (it reads --help)" {
+	run bash -c "source '$top_srcdir/contrib/completion/sudoku-race.bash'
+		for w in --ti --co --progress; do
+			COMP_WORDS=(sudoku-race \$w); COMP_CWORD=1; _sudoku_race_complete; echo \"\${COMPREPLY[*]}\"
+		done"
+	assert_success
+	assert_line --index 0 "--time-limit --timeout"
+	assert_line --index 1 "--count"
+	assert_line --index 2 "--progress --progress-ms"
+}
