@@ -1,8 +1,10 @@
 /* --json: one object per puzzle, on one line:
  *   {"line":1,"file":"x.txt","puzzle":"...","status":"solved","solution":"...",
- *    "reason":null,"winner":"cp","worker_ms":0.05,"ms":0.3,"cache":false,
+ *    "reason":null,"unique":null,"winner":"cp","worker_ms":0.05,"ms":0.3,
+ *    "cache":false,"stage":"presolver",
  *    "workers":[{"worker":"cp","outcome":"won","ms":0.05},...]}
- * Grids are in the puzzle's own notation. */
+ * Grids are in the puzzle's own notation. README ("--json") documents every
+ * key and status: keep it true with this file. */
 #include "config.h"
 
 #include <stdio.h>
@@ -99,9 +101,13 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 		json_string(out, t);
 		break;
 	}
-	case V_MULTIPLE:
-		json_string(out, "multiple solutions");
+	case V_MULTIPLE: {
+		char t[80];
+		snprintf(t, sizeof t, "multiple solutions: %s%ld", pz->count >= opt.count ? "at least " : "",
+			 pz->count);
+		json_string(out, t);
 		break;
+	}
 	default:
 		json_string(out, status_word(pz->verdict));
 		break;
@@ -109,6 +115,9 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 	if (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE)
 		evbuffer_add_printf(out, ",\"unique\":%s",
 				    pz->uniq == UNIQ_UNIQUE ? "true" : pz->uniq == UNIQ_MULTIPLE ? "false" : "null");
+	if (opt.count && (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE || pz->verdict == V_UNSAT ||
+			  pz->verdict == V_CLASH))
+		evbuffer_add_printf(out, ",\"count\":%ld,\"count_limit\":%ld", pz->count, opt.count);
 	/* a verdict that needs proof: whether a second program (or the
 	 * racer's own check of the givens) confirmed it, and who proved it */
 	if (pz->verdict == V_UNSAT || pz->verdict == V_CLASH ||

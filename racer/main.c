@@ -259,25 +259,7 @@ static int list_workers(void)
 	if (!loop_exit)
 		event_base_dispatch(base);
 	event_free(tick);
-	printf("%-12s %-10s %-7s %-6s %s\n", "WORKER", "KIND", "SIZES", "DEVICE", "STATUS");
-	for (int i = 0; i < nspecs; i++) {
-		struct worker_spec *s = &specs[i];
-		char sizes[16] = "-";
-		if (s->hello_seen)
-			snprintf(sizes, sizeof sizes, "%d-%d", s->min_box, s->max_box);
-		const char *status;
-		char buf[512];
-		if (s->status == SPEC_OK && s->hello_seen) {
-			snprintf(buf, sizeof buf, "available: %s %s", s->path, s->version);
-			status = buf;
-		} else {
-			snprintf(buf, sizeof buf, "unavailable: %s", s->why[0] ? s->why : "no hello");
-			status = buf;
-		}
-		printf("%-12s %-10s %-7s %-6s %s\n", s->label,
-		       s->hello_seen ? (s->complete ? "complete" : "stochastic") : "-", sizes,
-		       s->hello_seen || s->device[0] ? s->device : "-", status);
-	}
+	workers_print_listing();
 	pool_free();
 	free_signals();
 	workers_free();
@@ -324,9 +306,10 @@ int main(int argc, char **argv)
 	if (!loop_exit)
 		event_base_dispatch(base);
 
-	progress_end();
 	cache_flush();
 	output_flush_all();
+	/* after the last answers: its summary line comes below them */
+	progress_end();
 	if (opt.stats)
 		stats_report(ms_since(start_ns));
 	int status = output_status();

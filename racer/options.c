@@ -11,7 +11,10 @@
 
 #include "racer.h"
 
-struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10};
+struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10, .progress_ms = 3000};
+
+/* --count's most, as the workers take it */
+#define COUNT_MAX 1000000000000000LL
 
 enum {
 	OPT_LIST_WORKERS = 256,
@@ -25,6 +28,7 @@ enum {
 	OPT_SCHEDULE,
 	OPT_PRESOLVER,
 	OPT_BUDGET,
+	OPT_PROGRESS_MS,
 };
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -89,17 +93,24 @@ static void print_help(void)
 	       "                         (default: learned per size from the run's times)\n"
 	       "      --presolver=NAME   the entry of --workers that gets every puzzle first\n"
 	       "                         (default: cp up to 16x16, sat above, when found)\n"
-	       "  -t, --timeout=SECS     give up on a puzzle after SECS seconds of racing\n"
+	       "  -t, --timeout=SECS, --time-limit=SECS\n"
+	       "                         give up on a puzzle after SECS seconds of racing\n"
 	       "      --grace=SECS       time a worker has to acknowledge a cancel before it is\n"
 	       "                         killed and restarted (default 0.2; '150ms' also works)\n"
 	       "      --hello-timeout=SECS  time a worker has to say hello after it starts,\n"
 	       "                         before it is killed and started again (default 10: a\n"
 	       "                         GPU worker starting CUDA beside others takes seconds)\n"
-	       "  -c, --count            check uniqueness with a complete worker: a puzzle with\n"
-	       "                         several solutions gets '# multiple solutions'\n"
+	       "  -c, --count[=K]        count solutions up to K (default 2) with the complete\n"
+	       "                         workers: a unique one is printed, else '# unsat' or\n"
+	       "                         '# multiple solutions: N' (N = K: 'at least K')\n"
 	       "  -s, --seed=N           the seed every worker uses (unless its entry sets one)\n"
-	       "  -p, --progress         show the race on standard error: a live display on a\n"
-	       "                         terminal, else a line per progress report (throttled)\n"
+	       "  -p, --progress         show the race on standard error: on a terminal a\n"
+	       "                         display sized to it (done/total, rate, ETA, wins\n"
+	       "                         per worker, the busy processes); else a line every\n"
+	       "                         few seconds and the workers' progress reports;\n"
+	       "                         a summary line at the end\n"
+	       "      --progress-ms=MS   off a terminal, at most one progress line every MS ms\n"
+	       "                         (default 3000)\n"
 	       "      --stats            at the end, print counts per worker on standard error\n"
 	       "      --json             one JSON object per puzzle instead of the answer line\n"
 	       "      --pretty           print solutions as boxed grids\n"
@@ -138,6 +149,18 @@ static double parse_seconds(const char *name, const char *s, double min)
 	return v;
 }
 
+/* --count=K: as the workers take it (workers/driver.c), K from 2: the
+ * protocol's count=K asks for up to K solutions. */
+static long parse_count(const char *s)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < 2 || v > COUNT_MAX)
+		usage_error("--count: '%s' is not a number from 2 to %lld", s, (long long)COUNT_MAX);
+	return (long)v;
+}
+
 void options_parse(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -145,11 +168,13 @@ void options_parse(int argc, char **argv)
 		{"list-workers", no_argument, NULL, OPT_LIST_WORKERS},
 		{"jobs", required_argument, NULL, 'j'},
 		{"timeout", required_argument, NULL, 't'},
+		{"time-limit", required_argument, NULL, 't'},
 		{"grace", required_argument, NULL, OPT_GRACE},
 		{"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
-		{"count", no_argument, NULL, 'c'},
+		{"count", optional_argument, NULL, 'c'},
 		{"seed", required_argument, NULL, 's'},
 		{"progress", no_argument, NULL, 'p'},
+		{"progress-ms", required_argument, NULL, OPT_PROGRESS_MS},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"pretty", no_argument, NULL, OPT_PRETTY},
@@ -163,7 +188,7 @@ void options_parse(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "w:j:t:cs:phV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:j:t:c::s:phV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			opt.worker_lists = realloc(opt.worker_lists,
@@ -185,6 +210,7 @@ void options_parse(int argc, char **argv)
 			break;
 		}
 		case 't':
+			/* --time-limit is the workers' name for it */
 			opt.timeout_s = parse_seconds("timeout", optarg, 0.001);
 			break;
 		case OPT_GRACE:
@@ -194,7 +220,7 @@ void options_parse(int argc, char **argv)
 			opt.hello_timeout_s = parse_seconds("hello-timeout", optarg, 0.001);
 			break;
 		case 'c':
-			opt.count = true;
+			opt.count = optarg ? parse_count(optarg) : 2;
 			break;
 		case 's': {
 			char *end;
@@ -209,6 +235,15 @@ void options_parse(int argc, char **argv)
 		case 'p':
 			opt.progress = true;
 			break;
+		case OPT_PROGRESS_MS: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 || v > 86400000)
+				usage_error("--progress-ms: '%s' is not a number of ms from 1 to 86400000", optarg);
+			opt.progress_ms = v;
+			break;
+		}
 		case OPT_STATS:
 			opt.stats = true;
 			break;

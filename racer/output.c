@@ -180,7 +180,9 @@ void output_puzzle(struct puzzle *pz)
 			evbuffer_add_printf(out, "# unsat: %s%s\n", prefix_of(pz, pre, sizeof pre), pz->text);
 			break;
 		case V_MULTIPLE:
-			evbuffer_add_printf(out, "# multiple solutions\n");
+			/* as the workers' filter mode says it (--count=K) */
+			evbuffer_add_printf(out, "# multiple solutions: %s%ld\n", pz->count >= opt.count ? "at least " : "",
+					    pz->count);
 			break;
 		case V_UNSOLVED:
 			evbuffer_add_printf(out, "# unsolved\n");

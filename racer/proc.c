@@ -335,7 +335,11 @@ static void handle_hello(struct proc *p, char *line, size_t len)
 	s->max_box = hi;
 	snprintf(s->version, sizeof s->version, "%s", m.argv[1]);
 	snprintf(s->device, sizeof s->device, "%s", device ? device : "cpu");
-	snprintf(s->detail, sizeof s->detail, "%s", detail ? detail : "");
+	if (snprintf(s->detail, sizeof s->detail, "%s", detail ? detail : "") >= (int)sizeof s->detail) {
+		/* too long: cut after a word, not in one */
+		char *cut = strrchr(s->detail, '_');
+		snprintf(cut ? cut : s->detail + sizeof s->detail - 4, 4, "...");
+	}
 	for (char *c = s->detail; *c; c++)
 		if (*c == '_')
 			*c = ' '; /* PROTOCOL.md 5: spaces travel as '_' */
@@ -392,7 +396,7 @@ static void handle_line(struct proc *p, char *line, size_t len)
 	case MSG_ERROR:
 		if (strcmp(m.id, "-") == 0) {
 			/* the worker could not read one of our lines: no request lost */
-			p->spec->st.errors++;
+			p->spec->st.refused++;
 			return;
 		}
 		/* fall through */

@@ -1,15 +1,32 @@
-/* --progress: the race as it goes, on standard error. On a terminal, a live
- * display with one row per worker process (state, its latest progress
- * fields, time on its current puzzle), redrawn in place ten times a second;
- * otherwise one plain line per progress report, at most one per worker
- * every half second. */
+/* --progress: the race as it goes, on standard error.
+ *
+ * On a terminal, a display redrawn in place ten times a second and sized to
+ * the terminal (read again on SIGWINCH): a row with the puzzles answered
+ * out of the total, the rate and the ETA; a row of wins per worker; then
+ * the busy processes, longest on its puzzle first, as many as there are
+ * rows left. Rows are cut to the width and never outnumber the terminal's
+ * rows, and the cursor stays at the end of the last one: a display as
+ * high as the terminal scrolls nothing into the scrollback.
+ *
+ * Otherwise, a plain line every --progress-ms (answered, total, rate,
+ * ETA), and the workers' own progress reports, at most one per worker
+ * every half second. Either way, a summary line at the end.
+ *
+ * The total is known when the input is regular files (standard input
+ * too): their lines are counted up front, and the puzzles to come are
+ * estimated from the lines read so far (a grid may take several lines);
+ * it is exact once the input is all read. From a pipe it is "?". No
+ * colour is used, so NO_COLOR has nothing to turn off. */
 #include "config.h"
 
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -17,35 +34,35 @@
 #include "racer.h"
 
 #define LIVE_MS 100
-#define PLAIN_MS 500
+#define WORKER_LINE_MS 500
+/* the longest worker label shown whole */
+#define LABEL_MAX 24
+/* the rate is taken over about the last RATE_SAMPLES seconds */
+#define RATE_SAMPLES 10
+/* a file larger than this is not counted up front (the total is "?") */
+#define COUNT_MAX_BYTES ((off_t)1 << 30)
 
 static bool enabled, live;
-static struct event *redraw_ev;
+static struct event *tick_ev, *winch_ev;
 static int drawn; /* rows of the display now on the screen */
+static int term_rows = 24, term_cols = 80;
 static uint64_t started_ns;
+
+/* lines of each input (before_lines[i]: of the inputs before input i);
+ * total_lines < 0: unknown */
+static long total_lines = -1;
+static long *before_lines;
+static long estimate; /* the last estimate of the puzzles in the input */
+
+static struct sample {
+	uint64_t ns;
+	long done;
+} samples[RATE_SAMPLES + 1];
+static int nsamples;
 
 long progress_interval_ms(void)
 {
-	return !enabled ? 0 : live ? LIVE_MS : PLAIN_MS;
-}
-
-static void redraw_cb(evutil_socket_t fd, short what, void *arg);
-
-void progress_init(void)
-{
-	enabled = opt.progress;
-	if (!enabled)
-		return;
-	const char *term = getenv("TERM");
-	live = isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0);
-	started_ns = now_ns();
-	if (live) {
-		redraw_ev = event_new(base, -1, EV_PERSIST, redraw_cb, NULL);
-		if (!redraw_ev)
-			die("out of memory");
-		struct timeval tv = {0, LIVE_MS * 1000};
-		event_add(redraw_ev, &tv);
-	}
+	return !enabled ? 0 : live ? LIVE_MS : WORKER_LINE_MS;
 }
 
 static void put_all(const char *s, size_t n)
@@ -59,24 +76,181 @@ static void put_all(const char *s, size_t n)
 	}
 }
 
-void progress_before_output(void)
+/* Lines in a regular file from fd's offset on (pread: the input reads it
+ * from there later); -1 when it is not a regular file or too large. */
+static long count_lines(int fd)
 {
-	if (!live || !drawn)
-		return;
-	char esc[32];
-	/* up to the display's first row, then clear to the end of the screen */
-	int n = snprintf(esc, sizeof esc, "\r\033[%dA\033[J", drawn);
-	put_all(esc, (size_t)n);
-	drawn = 0;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > COUNT_MAX_BYTES)
+		return -1;
+	off_t at = lseek(fd, 0, SEEK_CUR);
+	if (at < 0)
+		at = 0;
+	static char buf[65536];
+	long lines = 0;
+	bool partial = false;
+	ssize_t n;
+	while ((n = pread(fd, buf, sizeof buf, at)) > 0) {
+		for (const char *p = buf, *end = buf + n; (p = memchr(p, '\n', (size_t)(end - p))); p++)
+			lines++;
+		partial = buf[n - 1] != '\n';
+		at += n;
+	}
+	return n < 0 ? -1 : lines + partial;
 }
 
-/* "cp", or "cp/2" for the second process of an entry that has several. */
-static void proc_name(const struct proc *p, char *buf, size_t size)
+static void count_input(void)
 {
-	if (p->spec->nprocs > 1)
-		snprintf(buf, size, "%s/%d", p->spec->label, p->copy + 1);
+	int n = opt.nargs ? opt.nargs : 1;
+	before_lines = xcalloc((size_t)n + 1, sizeof *before_lines);
+	long sum = 0;
+	for (int i = 0; i < n; i++) {
+		const char *name = opt.nargs ? opt.args[i] : "-";
+		long k;
+		if (strcmp(name, "-") == 0) {
+			k = count_lines(STDIN_FILENO);
+		} else {
+			int fd = open(name, O_RDONLY | O_CLOEXEC);
+			k = fd < 0 ? -1 : count_lines(fd);
+			if (fd >= 0)
+				close(fd);
+		}
+		if (k < 0)
+			return; /* unknown: total_lines stays -1 */
+		before_lines[i] = sum;
+		sum += k;
+	}
+	total_lines = sum;
+}
+
+static long answered(void)
+{
+	return counts.solved + counts.unsat + counts.multiple + counts.unsolved + counts.timeouts +
+	       counts.invalid + counts.unsupported;
+}
+
+/* The puzzles in the input: exact once it is all read, else estimated
+ * from the lines read so far; -1: unknown. */
+static long total_puzzles(void)
+{
+	if (input_done())
+		return counts.puzzles;
+	if (total_lines < 0)
+		return -1;
+	const struct puzzle *last = race_find((uint64_t)counts.puzzles);
+	if (last) {
+		int idx = 0;
+		for (int i = 0; i < opt.nargs; i++)
+			if (last->input_name ? last->input_name == opt.args[i] : strcmp(opt.args[i], "-") == 0) {
+				idx = i;
+				break;
+			}
+		long read = before_lines[idx] + last->item.line;
+		if (read > 0)
+			estimate = (long)((double)counts.puzzles * (double)total_lines / (double)read + 0.5);
+	}
+	if (!estimate)
+		estimate = total_lines; /* nothing read yet: a puzzle a line */
+	return estimate > counts.puzzles ? estimate : counts.puzzles;
+}
+
+/* Puzzles answered per second over the last few seconds (the whole run
+ * until then). */
+static double rate(uint64_t now, long done)
+{
+	if (!nsamples || now - samples[nsamples - 1].ns >= 1000000000u) {
+		if (nsamples == RATE_SAMPLES + 1) {
+			memmove(samples, samples + 1, RATE_SAMPLES * sizeof *samples);
+			nsamples--;
+		}
+		samples[nsamples++] = (struct sample){now, done};
+	}
+	const struct sample *from = nsamples > 1 ? &samples[0] : &(struct sample){started_ns, 0};
+	double secs = (double)(now - from->ns) / 1e9;
+	return secs > 0 ? (double)(done - from->done) / secs : 0;
+}
+
+/* "45 s", "3:07", "1:02:03" */
+static const char *duration(double secs, char *buf, size_t size)
+{
+	long s = (long)(secs + 0.5);
+	if (s < 60)
+		snprintf(buf, size, "%ld s", s);
+	else if (s < 3600)
+		snprintf(buf, size, "%ld:%02ld", s / 60, s % 60);
 	else
-		snprintf(buf, size, "%s", p->spec->label);
+		snprintf(buf, size, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+	return buf;
+}
+
+/* "0.4 s", "12.3 s", then as duration() */
+static const char *elapsed_time(double secs, char *buf, size_t size)
+{
+	if (secs < 60) {
+		snprintf(buf, size, "%.1f s", secs);
+		return buf;
+	}
+	return duration(secs, buf, size);
+}
+
+/* A worker entry's label, cut to LABEL_MAX (a path with options would
+ * fill a row). */
+static const char *short_label(const char *label, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", label);
+	if (strlen(label) > LABEL_MAX && size > LABEL_MAX)
+		snprintf(buf + LABEL_MAX - 3, size - (LABEL_MAX - 3), "...");
+	return buf;
+}
+
+/* "1234/49158 puzzles (2.5%), 812/s, ETA 1:00" (no ETA while unknown) */
+static void describe_progress(char *buf, size_t size, uint64_t now)
+{
+	long done = answered(), total = total_puzzles();
+	double r = rate(now, done);
+	char rs[32], eta[32] = "";
+	snprintf(rs, sizeof rs, r >= 100 ? "%.0f/s" : "%.1f/s", r);
+	if (total >= 0 && r > 0 && done < total) {
+		char d[24];
+		snprintf(eta, sizeof eta, ", ETA %s", duration((double)(total - done) / r, d, sizeof d));
+	}
+	char elapsed[24];
+	elapsed_time((double)(now - started_ns) / 1e9, elapsed, sizeof elapsed);
+	if (total >= 0)
+		snprintf(buf, size, "%ld/%ld puzzles (%.1f%%), %s%s, in %s", done, total,
+			 total ? 100.0 * (double)done / (double)total : 100.0, rs, eta, elapsed);
+	else
+		snprintf(buf, size, "%ld/? puzzles, %s, in %s", done, rs, elapsed);
+}
+
+/* "cp 1200, sat 30, cache 4", or "none yet"; cut: labels cut to LABEL_MAX */
+static void describe_wins(char *buf, size_t size, bool cut)
+{
+	size_t pos = 0;
+	buf[0] = '\0';
+	char label[LABEL_MAX + 1];
+	for (int i = 0; i < nspecs && pos < size; i++)
+		if (specs[i].st.won)
+			pos += (size_t)snprintf(buf + pos, size - pos, "%s%s %ld", pos ? ", " : "",
+						cut ? short_label(specs[i].label, label, sizeof label) : specs[i].label,
+						specs[i].st.won);
+	if (counts.cache_hits && pos < size)
+		pos += (size_t)snprintf(buf + pos, size - pos, "%scache %ld", pos ? ", " : "", counts.cache_hits);
+	if (!pos)
+		snprintf(buf, size, "none yet");
+}
+
+/* "cp", or "cp/2" for the second process of an entry that has several;
+ * cut: its label cut to LABEL_MAX. */
+static void proc_name(const struct proc *p, bool cut, char *buf, size_t size)
+{
+	char label[LABEL_MAX + 1];
+	if (cut)
+		short_label(p->spec->label, label, sizeof label);
+	if (p->spec->nprocs > 1)
+		snprintf(buf, size, "%s/%d", cut ? label : p->spec->label, p->copy + 1);
+	else
+		snprintf(buf, size, "%s", cut ? label : p->spec->label);
 }
 
 /* The stage of a puzzle's race, as --progress shows it. */
@@ -94,6 +268,159 @@ static const char *stage_name(const struct puzzle *pz)
 	}
 }
 
+/* --- the display on a terminal --- */
+
+static void read_size(void)
+{
+	struct winsize ws;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 0 && ws.ws_col > 0) {
+		term_rows = ws.ws_row;
+		term_cols = ws.ws_col;
+	}
+}
+
+void progress_before_output(void)
+{
+	if (!live || !drawn)
+		return;
+	char esc[32];
+	/* the cursor is at the end of the last row: up to the first, then
+	 * clear to the end of the screen (ESC [ 0 A would still move a row) */
+	int n = drawn > 1 ? snprintf(esc, sizeof esc, "\r\033[%dA\033[J", drawn - 1)
+			  : snprintf(esc, sizeof esc, "\r\033[J");
+	put_all(esc, (size_t)n);
+	drawn = 0;
+}
+
+struct screen {
+	char *buf;
+	size_t pos, size;
+	int rows;
+};
+
+static void add_row(struct screen *sc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_row(struct screen *sc, const char *fmt, ...)
+{
+	char row[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(row, sizeof row, fmt, ap);
+	va_end(ap);
+	/* a row that wrapped would throw the count of rows off: cut it one
+	 * short of the width (a full row leaves the cursor pending a wrap) */
+	int width = term_cols > 1 ? term_cols - 1 : 1;
+	if ((int)strlen(row) > width)
+		row[width] = '\0';
+	sc->pos += (size_t)snprintf(sc->buf + sc->pos, sc->size - sc->pos, "%s%s", sc->rows ? "\n" : "", row);
+	sc->rows++;
+}
+
+static int by_head_time(const void *a, const void *b)
+{
+	const struct proc *p = *(struct proc *const *)a, *q = *(struct proc *const *)b;
+	return p->head_ns < q->head_ns ? -1 : p->head_ns > q->head_ns;
+}
+
+static void redraw(void)
+{
+	uint64_t now = now_ns();
+	struct screen sc = {.size = (size_t)(term_rows + 1) * 1100};
+	sc.buf = xmalloc(sc.size);
+	char line[512];
+	describe_progress(line, sizeof line, now);
+	add_row(&sc, "%s: %s", PROGRAM, line);
+	if (term_rows >= 2) {
+		describe_wins(line, sizeof line, true);
+		add_row(&sc, "wins: %s", line);
+	}
+	/* the busy processes, longest on its puzzle first */
+	struct proc **busy = xmalloc((size_t)(nprocs ? nprocs : 1) * sizeof *busy);
+	int nbusy = 0;
+	for (int i = 0; i < nprocs; i++)
+		if (procs[i].ninflight && proc_ready(&procs[i]))
+			busy[nbusy++] = &procs[i];
+	qsort(busy, (size_t)nbusy, sizeof *busy, by_head_time);
+	int room = term_rows - sc.rows, width = 4;
+	for (int i = 0; i < nbusy && i < room; i++) {
+		char who[80];
+		proc_name(busy[i], true, who, sizeof who);
+		if ((int)strlen(who) > width)
+			width = (int)strlen(who);
+	}
+	for (int i = 0; i < nbusy && room > 0; i++, room--) {
+		if (room == 1 && i < nbusy - 1) {
+			add_row(&sc, "  ... %d more busy", nbusy - i);
+			break;
+		}
+		struct proc *p = busy[i];
+		uint64_t seq = p->inflight[0].seq;
+		char who[80];
+		proc_name(p, true, who, sizeof who);
+		bool fields = p->progress_seq == seq && p->progress[0];
+		add_row(&sc, "  %-*s puzzle %-6llu %-9s %6.1f s%s%s", width, who, (unsigned long long)seq,
+			stage_name(race_find(seq)), (double)(now - p->head_ns) / 1e9, fields ? " " : "",
+			fields ? p->progress : "");
+	}
+	free(busy);
+	progress_before_output();
+	put_all(sc.buf, sc.pos);
+	drawn = sc.rows;
+	free(sc.buf);
+}
+
+/* --- plain lines --- */
+
+static void plain_line(void)
+{
+	char line[512];
+	describe_progress(line, sizeof line, now_ns());
+	fprintf(stderr, "%s: progress: %s\n", PROGRAM, line);
+}
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	if (live)
+		redraw();
+	else
+		plain_line();
+}
+
+static void winch_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	/* the old display is erased with the row count it was drawn with */
+	progress_before_output();
+	read_size();
+	redraw();
+}
+
+void progress_init(void)
+{
+	enabled = opt.progress;
+	if (!enabled)
+		return;
+	const char *term = getenv("TERM");
+	live = isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0);
+	started_ns = now_ns();
+	count_input();
+	tick_ev = event_new(base, -1, EV_PERSIST, tick_cb, NULL);
+	if (!tick_ev)
+		die("out of memory");
+	struct timeval tv = ms_tv(live ? LIVE_MS : (double)opt.progress_ms);
+	event_add(tick_ev, &tv);
+	if (live) {
+		read_size();
+		winch_ev = evsignal_new(base, SIGWINCH, winch_cb, NULL);
+		if (!winch_ev || evsignal_add(winch_ev, NULL) < 0)
+			die("cannot set up signal handling");
+	}
+}
+
 void progress_message(struct proc *p, uint64_t seq, const struct msg *m)
 {
 	if (!enabled)
@@ -107,7 +434,7 @@ void progress_message(struct proc *p, uint64_t seq, const struct msg *m)
 	if (live)
 		return;
 	uint64_t now = now_ns();
-	if (p->progress_line_ns && now - p->progress_line_ns < (uint64_t)PLAIN_MS * 1000000u)
+	if (p->progress_line_ns && now - p->progress_line_ns < (uint64_t)WORKER_LINE_MS * 1000000u)
 		return;
 	p->progress_line_ns = now;
 	struct puzzle *pz = race_find(seq);
@@ -115,72 +442,39 @@ void progress_message(struct proc *p, uint64_t seq, const struct msg *m)
 	if (pz)
 		snprintf(where, sizeof where, " (%s%sline %ld)", pz->input_name ? pz->input_name : "",
 			 pz->input_name ? ": " : "", pz->item.line);
-	char who[80];
-	proc_name(p, who, sizeof who);
+	char who[4200];
+	proc_name(p, false, who, sizeof who);
 	fprintf(stderr, "%s: puzzle %llu%s: %s: %s (%s, %.1f s)\n", PROGRAM, (unsigned long long)seq, where,
 		who, p->progress, stage_name(pz), (double)(now - p->head_ns) / 1e9);
 }
 
-static int term_width(void)
+/* "3 puzzles answered in 1.2 s (2.5/s): 3 solved; wins: cp 3" */
+static void summary_line(void)
 {
-	struct winsize ws;
-	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 20)
-		return ws.ws_col;
-	return 80;
-}
-
-static void add_row(char *buf, size_t size, size_t *pos, int width, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
-static void add_row(char *buf, size_t size, size_t *pos, int width, const char *fmt, ...)
-{
-	char row[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(row, sizeof row, fmt, ap);
-	va_end(ap);
-	/* a wrapped row would spoil the redraw: cut it at the screen's width */
-	if ((int)strlen(row) > width - 1)
-		row[width - 1] = '\0';
-	*pos += (size_t)snprintf(buf + *pos, size - *pos, "\033[2K%s\n", row);
-}
-
-static void redraw_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd;
-	(void)what;
-	(void)arg;
-	int width = term_width();
-	size_t size = (size_t)(nprocs + 2) * 600, pos = 0;
-	int rows = 1;
-	char *buf = xmalloc(size);
-	long answered = counts.solved + counts.unsat + counts.multiple + counts.unsolved + counts.timeouts +
-			counts.invalid + counts.unsupported;
 	uint64_t now = now_ns();
-	add_row(buf, size, &pos, width, "%s: %ld puzzles read, %ld answered, %.1f s", PROGRAM, counts.puzzles,
-		answered, (double)(now - started_ns) / 1e9);
-	for (int i = 0; i < nprocs; i++) {
-		struct proc *p = &procs[i];
-		char who[80], on[80] = "", fields[200] = "";
-		if (!p->spec->started && p->spec->status == SPEC_OK)
-			continue; /* not needed yet: no row */
-		proc_name(p, who, sizeof who);
-		const char *state = p->spec->status == SPEC_DISABLED      ? "disabled"
-				    : p->spec->status == SPEC_UNAVAILABLE ? "unavailable"
-									  : proc_state_name(p->state);
-		if (p->ninflight && proc_ready(p)) {
-			uint64_t seq = p->inflight[0].seq;
-			snprintf(on, sizeof on, "puzzle %llu %-9s %6.1f s", (unsigned long long)seq,
-				 stage_name(race_find(seq)), (double)(now - p->head_ns) / 1e9);
-			if (p->progress_seq == seq)
-				snprintf(fields, sizeof fields, "%s", p->progress);
-		}
-		add_row(buf, size, &pos, width, "  %-20.20s %-11s %-30s %s", who, state, on, fields);
-		rows++;
-	}
-	progress_before_output();
-	put_all(buf, pos);
-	drawn = rows;
-	free(buf);
+	double secs = (double)(now - started_ns) / 1e9;
+	long done = answered();
+	char of[48] = "", d[24], wins[4096], verdicts[256];
+	if (done != counts.puzzles)
+		snprintf(of, sizeof of, " of %ld", counts.puzzles);
+	const struct {
+		long n;
+		const char *what;
+	} parts[] = {
+		{counts.solved, "solved"},	     {counts.multiple, "multiple"}, {counts.unsat, "unsat"},
+		{counts.unsolved, "unsolved"},   {counts.timeouts, "timeout"},  {counts.invalid, "invalid"},
+		{counts.unsupported, "unsupported"},
+	};
+	size_t pos = 0;
+	verdicts[0] = '\0';
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		if (parts[i].n)
+			pos += (size_t)snprintf(verdicts + pos, sizeof verdicts - pos, "%s%ld %s", pos ? ", " : "",
+						parts[i].n, parts[i].what);
+	describe_wins(wins, sizeof wins, false);
+	fprintf(stderr, "%s: %ld%s puzzles answered in %s (%.1f/s)%s%s; wins: %s\n", PROGRAM, done, of,
+		elapsed_time(secs, d, sizeof d),
+		secs > 0 ? (double)done / secs : 0.0, pos ? ": " : "", verdicts, wins);
 }
 
 void progress_end(void)
@@ -189,8 +483,13 @@ void progress_end(void)
 		return;
 	if (live)
 		progress_before_output();
-	if (redraw_ev)
-		event_free(redraw_ev);
-	redraw_ev = NULL;
+	summary_line();
+	if (tick_ev)
+		event_free(tick_ev);
+	if (winch_ev)
+		event_free(winch_ev);
+	tick_ev = winch_ev = NULL;
+	free(before_lines);
+	before_lines = NULL;
 	enabled = false;
 }

@@ -182,9 +182,12 @@ void race_stop(void)
 	for (int i = ring ? racing_all.head : -1; i >= 0; i = ring[i].next)
 		if (ring[i].timeout_ev)
 			evtimer_del(ring[i].timeout_ev);
-	for (int i = 0; i < nprocs; i++)
+	for (int i = 0; i < nprocs; i++) {
 		if (procs[i].stage_timer)
 			evtimer_del(procs[i].stage_timer);
+		/* --stats: what is in flight now gets no answer the race reads */
+		procs[i].spec->st.open += procs[i].ninflight;
+	}
 }
 
 int race_free_slots(void)
@@ -310,7 +313,7 @@ static void end_race(struct puzzle *pz, enum verdict v)
 	}
 	free(pz->solve_line);
 	pz->solve_line = NULL;
-	if (pz->winner >= 0 && (v == V_SOLVED || v == V_MULTIPLE || v == V_UNSAT)) {
+	if (pz->winner >= 0 && (v == V_SOLVED || v == V_MULTIPLE || v == V_UNSAT || v == V_CLASH)) {
 		struct worker_spec *w = &specs[pz->winner];
 		w->st.won++;
 		w->st.won_ms += pz->winner_ms;
@@ -323,7 +326,7 @@ static void end_race(struct puzzle *pz, enum verdict v)
 		/* a verdict that needs proof is stored only when proved: an
 		 * unconfirmed count keeps its (verified) solution alone */
 		bool proved = pz->confirmed || !pz->nclaims;
-		if (cache_enabled() && (proved || v != V_UNSAT)) {
+		if (cache_enabled() && v != V_CLASH && (proved || v != V_UNSAT)) {
 			struct cache_entry e = {.verdict = v == V_UNSAT ? V_UNSAT : V_SOLVED,
 						.uniq = !proved ? UNIQ_UNKNOWN
 							: v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq,
@@ -524,7 +527,9 @@ static void make_solve_line(struct puzzle *pz)
 	if (!grid) {
 		gridsz = (size_t)GRID_MAX_CELLS * 3 + 1;
 		grid = xmalloc(gridsz);
-		int k = snprintf(fields, sizeof fields, "%s", opt.count ? " count=2" : "");
+		int k = 0;
+		if (opt.count)
+			k = snprintf(fields, sizeof fields, " count=%ld", opt.count);
 		if (opt.timeout_s > 0)
 			k += snprintf(fields + k, sizeof fields - (size_t)k, " limit_ms=%ld",
 				      (long)(opt.timeout_s * 1000 + 0.5));
@@ -682,6 +687,7 @@ void race_add(enum stream_event ev, const char *input_name)
 	pz->start_ns = pz->dispatch_ns = pz->all_ns = 0;
 	pz->prev = pz->next = -1;
 	pz->uniq = UNIQ_UNKNOWN;
+	pz->count = 0;
 	pz->timeout_reason = false;
 	pz->nclaims = 0;
 	pz->confirming = pz->confirmed = false;
@@ -710,8 +716,11 @@ void race_add(enum stream_event ev, const char *input_name)
 		char why[GRID_ERR_MAX + 64];
 		switch (cache_get(&pz->item.grid, &e, why, sizeof why)) {
 		case CACHE_HIT:
-			/* --count needs to know uniqueness; an entry that does not is raced */
-			if (opt.count && e.verdict == V_SOLVED && e.uniq == UNIQ_UNKNOWN) {
+			/* --count needs to know uniqueness, and an entry knows no
+			 * count beyond "at least 2": one that does not know as
+			 * much as asked is raced */
+			if (opt.count && e.verdict == V_SOLVED &&
+			    (e.uniq == UNIQ_UNKNOWN || (e.uniq == UNIQ_MULTIPLE && opt.count > 2))) {
 				cache_counts.hits--;
 				cache_counts.misses++;
 				break;
@@ -719,6 +728,8 @@ void race_add(enum stream_event ev, const char *input_name)
 			pz->cache_hit = true;
 			pz->winner_ms = e.ms;
 			pz->uniq = e.uniq;
+			if (opt.count)
+				pz->count = e.verdict == V_UNSAT ? 0 : e.uniq == UNIQ_UNIQUE ? 1 : 2;
 			snprintf(pz->winner_name, sizeof pz->winner_name, "%s", e.winner);
 			if (e.verdict == V_UNSAT) {
 				set_verdict(pz, givens_clash(pz) ? V_CLASH : V_UNSAT);
@@ -852,6 +863,7 @@ static void caught_lying(struct puzzle *pz, int liar, const char *claim, int wit
 		if (pz->claim_spec[k] == liar) {
 			pz->claim_spec[k] = pz->claim_spec[pz->nclaims - 1];
 			pz->claim_verdict[k] = pz->claim_verdict[pz->nclaims - 1];
+			pz->claim_count[k] = pz->claim_count[pz->nclaims - 1];
 			pz->nclaims--;
 			k--;
 		}
@@ -880,8 +892,16 @@ static void solution_disproves(struct puzzle *pz, int witness)
 		}
 }
 
+/* --stats: each answer counts once; a claim that did not win the race was
+ * an answer after the one that did (late) */
 static void end_claimed(struct puzzle *pz, int who, enum verdict v, bool confirmed)
 {
+	for (int k = 0; k < pz->nclaims; k++)
+		if (pz->claim_spec[k] != who)
+			specs[pz->claim_spec[k]].st.late++;
+	for (int k = 0; k < pz->nclaims; k++)
+		if (pz->claim_spec[k] == who)
+			pz->count = pz->claim_count[k];
 	pz->confirmed = confirmed;
 	if (confirmed)
 		counts.confirmed++;
@@ -926,13 +946,13 @@ static bool ask_confirmation(struct puzzle *pz)
 
 /* A complete worker's claim: v is V_UNSAT, or (--count) V_SOLVED for one
  * solution or V_MULTIPLE, with sol verified. */
-static void claim(struct puzzle *pz, struct worker_spec *s, enum verdict v, const struct grid *sol)
+static void claim(struct puzzle *pz, struct worker_spec *s, enum verdict v, const struct grid *sol,
+		  long count)
 {
 	int who = s->index;
 	size_t cells = (size_t)pz->item.grid.cells;
 	pz->outcome[who] = v == V_UNSAT ? OUT_UNSAT : OUT_COUNTED;
 	if (v == V_UNSAT) {
-		s->st.unsat++;
 		if (givens_clash(pz)) {
 			/* the racer's own proof */
 			snprintf(pz->provers, sizeof pz->provers, "%s", s->name);
@@ -953,6 +973,8 @@ static void claim(struct puzzle *pz, struct worker_spec *s, enum verdict v, cons
 			snprintf(pz->provers, sizeof pz->provers, "%s+%s", specs[pz->winner].name, s->name);
 			if (v == V_SOLVED)
 				caught_lying(pz, who, "a unique solution", -1);
+			else if (by != who)
+				s->st.late++;
 			for (int k = pz->nclaims - 1; k >= 0; k--)
 				if (pz->claim_verdict[k] == V_SOLVED) {
 					if (pz->claim_spec[k] == by)
@@ -960,6 +982,7 @@ static void claim(struct puzzle *pz, struct worker_spec *s, enum verdict v, cons
 					caught_lying(pz, pz->claim_spec[k], "a unique solution", -1);
 					k = pz->nclaims;
 				}
+			pz->count = v == V_MULTIPLE ? count : 2;
 			end_claimed(pz, by, V_MULTIPLE, true);
 			return;
 		}
@@ -970,18 +993,21 @@ static void claim(struct puzzle *pz, struct worker_spec *s, enum verdict v, cons
 	}
 	for (int k = 0; k < pz->nclaims; k++)
 		if (same_program(pz->claim_spec[k], who)) {
+			s->st.late++;
 			check_done(pz); /* the same program again proves nothing */
 			return;
 		}
 	for (int k = 0; k < pz->nclaims; k++)
-		if (pz->claim_verdict[k] == v) {
+		if (pz->claim_verdict[k] == v && pz->claim_count[k] == count) {
 			snprintf(pz->provers, sizeof pz->provers, "%s+%s", specs[pz->claim_spec[k]].name,
 				 s->name);
+			s->st.late++;
 			end_claimed(pz, pz->claim_spec[k], v, true);
 			return;
 		}
 	if (pz->nclaims < MAX_CLAIMS) {
 		pz->claim_spec[pz->nclaims] = (int8_t)who;
+		pz->claim_count[pz->nclaims] = count;
 		pz->claim_verdict[pz->nclaims++] = (uint8_t)v;
 	}
 	ask_confirmation(pz);
@@ -1016,7 +1042,7 @@ static void late_message(struct puzzle *pz, struct worker_spec *s, const struct 
 			s->st.wrong++;
 		} else {
 			*o = OUT_UNSAT;
-			s->st.unsat++;
+			s->st.late++;
 		}
 		break;
 	case MSG_GAVEUP:
@@ -1052,8 +1078,13 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 	struct worker_spec *s = p->spec;
 	struct puzzle *pz = race_find(seq);
 	if (!pz || stopped) {
-		if (m->type == MSG_CANCELLED)
-			s->st.cancelled++;
+		/* --stats: every request sent is counted once; after the end,
+		 * race_stop counted it as open */
+		if (!stopped)
+			*(m->type == MSG_CANCELLED ? &s->st.cancelled
+			  : m->type == MSG_GAVEUP  ? &s->st.gaveup
+			  : m->type == MSG_ERROR   ? &s->st.errors
+						   : &s->st.late) += 1;
 		dispatch();
 		return;
 	}
@@ -1097,11 +1128,11 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 			break;
 		}
 		if (k == 0) {
-			claim(pz, s, V_UNSAT, NULL);
+			claim(pz, s, V_UNSAT, NULL, 0);
 			return;
 		}
 		if (verify_answer(pz, s, m->argc >= 2 ? m->argv[1] : NULL, &sol)) {
-			claim(pz, s, k == 1 ? V_SOLVED : V_MULTIPLE, &sol);
+			claim(pz, s, k == 1 ? V_SOLVED : V_MULTIPLE, &sol, k < opt.count ? (long)k : opt.count);
 			return;
 		}
 		*o = OUT_WRONG;
@@ -1114,7 +1145,7 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 			s->st.wrong++;
 			break;
 		}
-		claim(pz, s, V_UNSAT, NULL);
+		claim(pz, s, V_UNSAT, NULL, 0);
 		return;
 	case MSG_GAVEUP:
 		*o = OUT_GAVEUP;
@@ -1142,6 +1173,8 @@ void race_progress(struct proc *p, uint64_t seq, struct msg *m)
 
 void race_lost(struct proc *p, uint64_t seq, enum outcome why)
 {
+	if (!stopped)
+		p->spec->st.lost++; /* after the end, race_stop counted it as open */
 	struct puzzle *pz = race_find(seq);
 	if (!pz || stopped || pz->state != PZ_RACING)
 		return;

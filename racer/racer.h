@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/time.h>
 #include <sys/types.h>
 
@@ -78,7 +79,9 @@ struct options {
 	double timeout_s;    /* 0: none */
 	double grace_s;
 	double hello_timeout_s;
-	bool progress, stats, json, pretty, count;
+	bool progress, stats, json, pretty;
+	long count;          /* --count=K: solutions to look for (0: no counting) */
+	long progress_ms;    /* --progress-ms: the plain lines' period */
 	bool seed_set;
 	uint64_t seed;
 	const char *cache_dir; /* --cache DIR */
@@ -114,13 +117,13 @@ struct worker_spec {
 	bool own_seed;        /* the entry sets --seed itself */
 	bool explicit;        /* named in --workers (a failure to start is worth a warning) */
 	enum spec_status status;
-	char why[160];        /* UNAVAILABLE, DISABLED: why */
+	char why[320];        /* UNAVAILABLE, DISABLED: why */
 	/* from hello */
 	bool hello_seen;
 	bool complete;
 	int min_box, max_box;
 	char device[8];
-	char detail[96];
+	char detail[256];
 	char version[32];
 	int batch;
 	int first, nprocs;    /* its processes in procs[] */
@@ -130,10 +133,13 @@ struct worker_spec {
 	/* deaths since the last well-formed final message, over all its copies */
 	int strikes;
 	bool warned_wrong;
-	/* --stats */
+	/* --stats: every request sent ends as one of won .. open */
 	struct spec_stats {
-		long sent, won, late, wrong, unsat, gaveup, errors, cancelled, malformed;
-		long died, killed, respawns, hello_failures;
+		long sent, won, late, wrong, gaveup, errors, cancelled;
+		long lost; /* its process ended (died, killed, restarted) with it in flight */
+		long open; /* in flight when the run ended */
+		/* the processes */
+		long malformed, refused, died, killed, respawns, hello_failures;
 		long won_escalated; /* races won after the rest joined */
 		double won_ms;
 	} st;
@@ -152,6 +158,8 @@ const char *default_entry(int i, char *buf, size_t size);
 void workers_setup(void);
 /* --list-workers: every known worker plus other sudoku-* programs found. */
 void workers_setup_listing(void);
+/* --list-workers' table, on standard output. */
+void workers_print_listing(void);
 /* Where the racer looks for sudoku-* programs, for messages. */
 const char *workers_search_path(void);
 void workers_free(void);
@@ -367,6 +375,7 @@ struct puzzle {
 	uint64_t all_ns;           /* STAGE_ALL since */
 	struct event *timeout_ev;  /* --timeout of a puzzle in STAGE_ALL */
 	enum uniqueness uniq;      /* V_SOLVED: what --count found (or the cache knew) */
+	long count;                /* --count: solutions found, up to K (0: not counted) */
 	int prev, next;            /* a list (waiting, or STAGE_ALL), slot indices, -1 ends */
 	char *solve_line;          /* "solve SEQ GRID fields seed=S\n" while racing */
 	size_t solve_len, solve_noseed_len; /* the line, and its part before " seed=" */
@@ -375,6 +384,7 @@ struct puzzle {
 	 * entries of different programs, and whether a second one agreed */
 	int8_t claim_spec[MAX_CLAIMS];
 	uint8_t claim_verdict[MAX_CLAIMS];
+	long claim_count[MAX_CLAIMS]; /* --count=K: solutions found, K at most */
 	uint8_t nclaims;
 	bool confirming;           /* STAGE_ALL for a confirmation alone */
 	bool confirmed;            /* two programs agreed (or the givens clash) */
@@ -511,5 +521,8 @@ struct race_counts {
 extern struct race_counts counts;
 
 void stats_report(double wall_ms);
+/* Writes text from column `at` on, wrapped at words within 80 columns;
+ * the lines after the first start with `indent` spaces. */
+void print_wrapped(FILE *f, const char *text, int at, int indent);
 
 #endif

@@ -353,6 +353,46 @@ void workers_setup_listing(void)
 	}
 }
 
+/* --list-workers' table, within 80 columns: a label too wide has a line
+ * of its own; the status is wrapped at words under its column, and an
+ * available worker's program is on the line below. */
+void workers_print_listing(void)
+{
+	int label = (int)strlen("WORKER");
+	for (int i = 0; i < nspecs; i++)
+		if ((int)strlen(specs[i].label) > label)
+			label = (int)strlen(specs[i].label);
+	if (label > 20)
+		label = 20;
+	int at = label + 1 + 10 + 1 + 5 + 1 + 6 + 1; /* the status column */
+	printf("%-*s %-10s %-5s %-6s %s\n", label, "WORKER", "KIND", "SIZES", "DEVICE", "STATUS");
+	for (int i = 0; i < nspecs; i++) {
+		const struct worker_spec *s = &specs[i];
+		char sizes[24] = "-", status[400];
+		if (s->hello_seen)
+			snprintf(sizes, sizeof sizes, "%d-%d", s->min_box, s->max_box);
+		bool available = s->status == SPEC_OK && s->hello_seen;
+		if (available)
+			snprintf(status, sizeof status, "available: version %s", s->version);
+		else
+			snprintf(status, sizeof status, "unavailable: %s", s->why[0] ? s->why : "no hello");
+		if ((int)strlen(s->label) > label)
+			printf("%s\n%-*s", s->label, label, "");
+		else
+			printf("%-*s", label, s->label);
+		printf(" %-10s %-5s %-6s ", s->hello_seen ? (s->complete ? "complete" : "stochastic") : "-", sizes,
+		       s->hello_seen || s->device[0] ? s->device : "-");
+		fflush(stdout);
+		print_wrapped(stdout, status, at, at);
+		if (available && s->path) {
+			/* under the status when it fits, else from the second column */
+			int indent = at + (int)strlen(s->path) <= 80 ? at : 2;
+			printf("%*s", indent, "");
+			print_wrapped(stdout, s->path, indent, indent);
+		}
+	}
+}
+
 void workers_free(void)
 {
 	for (int i = 0; i < nspecs; i++) {

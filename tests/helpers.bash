@@ -126,6 +126,29 @@ end_session() {
 }
 
 # For the racer's suites (they set T and write "$T/answers"):
+# stat_of WORKER COLUMN: a figure of one of --stats' tables (read on
+# stdin): the table whose header has COLUMN. A label too wide for its table
+# has a line of its own, its figures on the next.
+stat_of() {
+	awk -v w="$1" -v c="$2" '
+		$1 == "worker" { split("", col); for (i = 1; i <= NF; i++) col[$i] = i; label = ""; next }
+		!(c in col) { next }
+		NF == 1 && /^[^ ]/ { label = $1; next }
+		/^ / && label != "" { if (label == w) print $(col[c] - 1); label = ""; next }
+		$1 == w { print $(col[c]) }'
+}
+
+# summary_of TOPIC: a summary line of --stats (read on stdin), "TOPIC: ...",
+# its wrapped lines joined (with no space after a line of 80 columns: a word
+# longer than a line was cut there)
+summary_of() {
+	awk -v t="sudoku-race: $1" '
+		index($0, t) == 1 { s = $0; on = 1; w = length($0); next }
+		on && /^             [^ ]/ { n = length($0); sub(/^ +/, w == 80 ? "" : " "); s = s $0; w = n; next }
+		{ on = 0 }
+		END { print s }'
+}
+
 # slowpoke [DELAY]: a well-behaved worker entry that answers after DELAY s
 slowpoke() {
 	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"

@@ -16,13 +16,6 @@ setup() {
 }
 
 
-# stat_of WORKER COLUMN: a figure of --stats' table (read on stdin)
-stat_of() {
-	awk -v w="$1" -v c="$2" '
-		$1 == "worker" { for (i = 1; i <= NF; i++) col[$i] = i }
-		$1 == w { print $(col[c]) }'
-}
-
 # json_check FILE: every line of FILE is a JSON object (jq, python3 or perl)
 json_check() {
 	if command -v jq >/dev/null; then
@@ -187,7 +180,7 @@ json_field() {
 	echo "12345678.........9$(printf '%.0s.' $(seq 63))" >>"$T/in" # no solution, no clash
 	run race --count "$T/in"
 	assert_failure 1
-	assert_equal "${lines[0]}" "# multiple solutions"
+	assert_equal "${lines[0]}" "# multiple solutions: at least 2"
 	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
 	assert_equal "${lines[2]}" "# unsat"
 	# without --count the first is solved with one of its solutions
@@ -196,13 +189,46 @@ json_field() {
 	assert_line "2 ok, 1 none, 0 wrong"
 }
 
+@test "--count=K counts up to K, as the workers do, and says so in --json" {
+	sed -n 3p "$top_srcdir/puzzles/examples.txt" >"$T/in" # 9 solutions
+	head -n 1 "$DATA/easy9.txt" >>"$T/in"
+	sudoku-cp --count=5 "$T/in" >"$T/cp5" || true
+	sudoku-cp --count=100 "$T/in" >"$T/cp100" || true
+	run race --count=5 --workers cp,dlx "$T/in"
+	assert_failure 1
+	assert_equal "$output" "$(cat "$T/cp5")"
+	assert_equal "${lines[0]}" "# multiple solutions: at least 5"
+	run race -c100 --workers cp,dlx "$T/in"
+	assert_equal "$output" "$(cat "$T/cp100")"
+	assert_equal "${lines[0]}" "# multiple solutions: 9"
+	race --count=100 --json "$T/in" >"$T/out" || true
+	assert_equal "$(json_field "$T/out" 1 .status)" multiple
+	assert_equal "$(json_field "$T/out" 1 .count)" 9
+	assert_equal "$(json_field "$T/out" 1 .count_limit)" 100
+	assert_equal "$(json_field "$T/out" 1 .reason)" "multiple solutions: 9"
+	assert_equal "$(json_field "$T/out" 2 .count)" 1
+	assert_equal "$(json_field "$T/out" 2 .unique)" true
+	# a cache that knows "at least 2" answers --count, not --count=3
+	sudoku-race --count "$T/in" >/dev/null || true
+	run sudoku-race --count "$T/in"
+	assert_equal "${lines[0]}" "# multiple solutions: at least 2"
+	run sudoku-race --count=3 "$T/in"
+	assert_equal "${lines[0]}" "# multiple solutions: at least 3"
+	for bad in 1 0 x -3 2.5; do
+		run --separate-stderr sudoku-race --count="$bad" "$T/in"
+		assert_failure 2
+		[[ $stderr == *"--count: '$bad' is not a number from 2 to "* ]]
+	done
+}
+
 @test "--list-workers: kind, sizes, status; a mute worker is unavailable" {
 	run race --list-workers
 	assert_success
 	assert_line --regexp '^cp +complete +2-8 +cpu +available'
 	run race --list-workers --hello-timeout 0.5 --workers cp,fake-mute,fake-liar
 	assert_success
-	assert_line --regexp '^fake-mute .*unavailable: no hello in time \(--hello-timeout\)'
+	assert_line --regexp '^fake-mute .*unavailable: no hello in time'
+	assert_line --regexp '^ +\(--hello-timeout\)$'
 	assert_line --regexp '^fake-liar +complete +3-3 +cpu +available'
 }
 
@@ -263,16 +289,6 @@ json_field() {
 	[ "$n" -le 10 ]
 }
 
-@test "--progress on a terminal: a live display with a row per worker, redrawn in place" {
-	command -v script >/dev/null || skip "script (util-linux) is not installed"
-	run script -q -e -c "sudoku-race --no-cache -j 1 --progress --workers '$(slowpoke 0.4)' '$DATA/easy9.txt'" /dev/null
-	assert_success
-	[[ $output == *$'\e[2Ksudoku-race: 3 puzzles read'* ]]
-	[[ $output == *$'\e[2K  fake-slowpoke'*busy*"puzzle 1"* ]]
-	[[ $output == *$'\e[2A\e[J'* ]]
-	[[ $output == *"$(sed -n 3p "$DATA/easy9.solutions")"* ]]
-}
-
 @test "a worker slow to say hello (a GPU worker starting CUDA) is waited for" {
 	run --separate-stderr race --workers "$(slowpoke 0.05):hello-delay=2.5" "$DATA/easy9.txt"
 	assert_success
@@ -289,7 +305,8 @@ json_field() {
 	# with nothing to race, nothing starts
 	run --separate-stderr race --stats --workers cp </dev/null
 	assert_success
-	[[ $stderr =~ cp\ +0\ .*\ not\ started ]]
+	assert_equal "$(stat_of cp sent <<<"$stderr")" 0
+	[[ $(grep '^cp ' <<<"$stderr") == *" not started (not needed)" ]]
 }
 
 @test "a mute worker is not waited for" {
@@ -309,11 +326,18 @@ json_field() {
 	assert_equal "$output" "$(cat "$T/expected")"
 }
 
-@test "--timeout: '# timeout after N s', exit 1" {
+@test "--timeout: '# timeout after N s', exit 1; --time-limit is the same" {
 	run race --timeout 0.3 --workers "$(slowpoke 30)" "$DATA/easy9.txt"
 	assert_failure 1
 	assert_equal "${lines[0]}" "# timeout after 0.3 s"
 	assert_equal "${#lines[@]}" 3
+	run race --time-limit=300ms --workers "$(slowpoke 30)" "$DATA/easy9.txt"
+	assert_failure 1
+	assert_equal "${lines[0]}" "# timeout after 0.3 s"
+	assert_equal "${#lines[@]}" 3
+	run --separate-stderr race --time-limit=soon "$DATA/easy9.txt"
+	assert_failure 2
+	[[ $stderr == *"--timeout: 'soon' is not a number of seconds"* ]]
 }
 
 @test "-j 2: two presolver processes, answers in input order" {
@@ -429,7 +453,8 @@ signal_ends() {
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	run env PATH=/usr/bin:/bin "$T/prefix/bin/sudoku-race" --list-workers
-	assert_line --regexp "^cp +complete .*available: $T/prefix/bin/sudoku-cp"
+	assert_line --regexp "^cp +complete .*available: "
+	assert_line --regexp "^ +$T/prefix/bin/sudoku-cp\$"
 	# without sudoku-cp, the name cp does not fall back on /bin/cp
 	mkdir -p "$T/alone"
 	cp "$(command -v sudoku-race)" "$T/alone/"

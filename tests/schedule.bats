@@ -15,7 +15,7 @@ setup() {
 
 # A line of --stats' summary (read on stdin): "schedule: ...".
 summary() {
-	grep "^sudoku-race: $1" || true
+	summary_of "$1"
 }
 
 @test "staged: easy puzzles are answered by the presolver alone; nobody else starts" {
@@ -58,7 +58,8 @@ summary() {
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	[[ $(summary schedule <<<"$stderr") == *"schedule: all;"*"3 raced by all at once"* ]]
 	# both were sent all three
-	[ "$(awk '$1 ~ /^fake-slowpoke/ { n += $2 } END { print n }' <<<"$stderr")" -eq 6 ]
+	assert_equal "$(stat_of "$(slowpoke 0.2)" sent <<<"$stderr")" 3
+	assert_equal "$(stat_of "$(slowpoke 0.4)" sent <<<"$stderr")" 3
 }
 
 @test "--json says each puzzle's stage" {
@@ -96,7 +97,7 @@ summary() {
 	run --separate-stderr race --stats --schedule=all --workers fake-closer,"$(slowpoke 0.1)" "$DATA/easy9.txt"
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
-	[ "$(awk '$1 == "fake-closer" { print $11 }' <<<"$stderr")" -ge 1 ] # died
+	[ "$(stat_of fake-closer died <<<"$stderr")" -ge 1 ]
 }
 
 @test "a worker that closes its input, as the presolver: escalation, no crash" {
