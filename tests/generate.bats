@@ -59,6 +59,13 @@ GENERATE="$top_builddir/contrib/bench/sudoku-generate"
 	"$GENERATE" --box=3 --keep=0.3 --count=4 --seed=5 >"$BATS_TEST_TMPDIR/in"
 	run verify "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/full"
 	assert_line "4 ok, 0 none, 0 wrong"
+	# a higher fraction keeps the same givens and more: 24 then 41 of 81
+	"$GENERATE" --box=3 --keep=0.5 --count=4 --seed=5 >"$BATS_TEST_TMPDIR/more"
+	run awk '!/^#/ { kept = 0; for (i = 1; i <= 81; i++) { a = substr($1, i, 1); b = substr($2, i, 1)
+			if (a != "." && a != b) { print "lost", i; exit 1 } if (b != ".") kept++ }
+			print gsub(/[1-9]/, "", $1), kept }' <(paste -d ' ' "$BATS_TEST_TMPDIR/in" "$BATS_TEST_TMPDIR/more")
+	assert_success
+	assert_output "$(printf '24 41\n24 41\n24 41\n24 41')"
 	# the set no solver here solves within a minute (contrib/bench/sat-notes.md):
 	# its first line's command remade at --keep=1 gives its solutions
 	local set="$top_srcdir/puzzles/gen-49x49-50.txt" cmd
