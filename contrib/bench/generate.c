@@ -30,7 +30,10 @@ static void usage(FILE *to)
 		"Writes random puzzles, one a line: a random full grid, random symmetries,\n"
 		"then a fraction of the cells kept. The same options, the same puzzles.\n\n"
 		"  -b, --box=N        box size 2-8: 6 makes 36x36 grids (default 6)\n"
-		"  -k, --keep=F       fraction of the cells kept as givens, 0-1 (default 0.45)\n"
+		"  -k, --keep=F       fraction of the cells kept as givens, 0-1 (default 0.45);\n"
+		"                     1 prints the full grids, the solutions of the puzzles\n"
+		"                     the same seed and count make at any other fraction;\n"
+		"                     a higher fraction keeps the same givens and more\n"
 		"  -n, --count=K      puzzles to write (default 10)\n"
 		"  -s, --seed=N       seed of the random numbers (default 1)\n"
 		"      --solver=CMD   complete solver that fills the grids, run as a filter\n"
@@ -127,7 +130,10 @@ static void random_symmetry(struct rng *r, const struct grid *g, struct grid *ou
 		}
 }
 
-/* Blanks all but keep cells of g, chosen at random. */
+/* Blanks all but keep cells of g, chosen at random. The shuffle runs even
+ * when every cell is kept, so that every fraction draws the same numbers:
+ * --keep=1 prints the solutions of that seed's puzzles, and a higher
+ * fraction keeps the same cells and more (the same puzzles, made easier). */
 static void keep_cells(struct rng *r, struct grid *g, int keep)
 {
 	static int order[GRID_MAX_CELLS];
