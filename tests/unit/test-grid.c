@@ -123,6 +123,12 @@ int main(void)
 	h.cell[10] = 4;
 	grid_check_givens(&h, err, sizeof err);
 	is_str(err, "value 4 twice in box 1 (row 1 column 1, row 2 column 2)", "named by box");
+	grid_init(&h, 3); /* the highest value in the last box: the 9x9 path's last counter */
+	h.cell[60] = h.cell[80] = 9;
+	ok(grid_check_givens(&h, err, sizeof err) < 0, "two 9s in box 9 clash");
+	is_str(err, "value 9 twice in box 9 (row 7 column 7, row 9 column 9)", "named by box");
+	h.cell[80] = 8;
+	ok(grid_check_givens(&h, err, sizeof err) == 0, "a 9 and an 8 in box 9 do not");
 
 	/* verification */
 	ok(parse(easy_solution, &sol, &nt2, err) == 0, "the solution parses");
