@@ -73,11 +73,6 @@ ALWAYS_INLINE int slot_of(int cell)
 	return cell / 27 * 32 + cell % 27;
 }
 
-ALWAYS_INLINE int cell_of(int slot)
-{
-	return (slot >> 5) * 27 + (slot & 31);
-}
-
 static void build_tables(void)
 {
 	for (int cell = 0; cell < 81; cell++) {
@@ -582,6 +577,49 @@ MACHINE_CLONES static bool search(struct search *se, const uint8_t *cell)
 	}
 }
 
+/* A solved board's values into cells 0-80 (and zeros into 81-85, which a
+ * grid holds and does not use): the four bits of the values as four bit
+ * planes, each band's 27 bits of a plane spread to bytes. A loop over the
+ * cells of each digit was 5% of the time on easy sets. */
+static void solution_cells(const struct board *b, uint8_t *cell)
+{
+	bands plane[4] = {{0}};
+	for (int d = 0; d < 9; d++)
+		for (int bit = 0; bit < 4; bit++)
+			if ((d + 1) >> bit & 1)
+				plane[bit] |= b->cand[d];
+	for (int band = 0; band < 3; band++) {
+#ifdef __SSE2__
+		/* byte k of 32 set when bit k of x is: each byte of x spread
+		 * over eight bytes, each of those tested for its own bit */
+		const __m128i bit_of_byte = _mm_set1_epi64x((long long)0x8040201008040201ull);
+		__m128i lo = _mm_setzero_si128(), hi = _mm_setzero_si128();
+		for (int bit = 0; bit < 4; bit++) {
+			__m128i x = _mm_cvtsi32_si128((int)plane[bit][band]);
+			x = _mm_unpacklo_epi8(x, x);
+			x = _mm_unpacklo_epi16(x, x);
+			__m128i x01 = _mm_unpacklo_epi32(x, x), x23 = _mm_unpackhi_epi32(x, x);
+			__m128i value = _mm_set1_epi8((char)(1 << bit));
+			x01 = _mm_cmpeq_epi8(_mm_and_si128(x01, bit_of_byte), bit_of_byte);
+			x23 = _mm_cmpeq_epi8(_mm_and_si128(x23, bit_of_byte), bit_of_byte);
+			lo = _mm_or_si128(lo, _mm_and_si128(x01, value));
+			hi = _mm_or_si128(hi, _mm_and_si128(x23, value));
+		}
+		/* bands in order: each overwrites the zeros past the last one's
+		 * 27 cells */
+		_mm_storeu_si128((__m128i *)(cell + 27 * band), lo);
+		_mm_storeu_si128((__m128i *)(cell + 27 * band + 16), hi);
+#else
+		for (int k = 0; k < 27; k++) {
+			uint8_t v = 0;
+			for (int bit = 0; bit < 4; bit++)
+				v |= (uint8_t)((plane[bit][band] >> k & 1) << bit);
+			cell[27 * band + k] = v;
+		}
+#endif
+	}
+}
+
 enum solve_status cp9_solve(const struct grid *puzzle, struct solve_result *res,
 			    struct worker_ctx *ctx)
 {
@@ -596,12 +634,7 @@ enum solve_status cp9_solve(const struct grid *puzzle, struct solve_result *res,
 		return SOLVE_STOPPED; /* in count mode, a second solution may exist */
 	if (se.found) {
 		grid_init(&res->solution, 3);
-		for (int d = 0; d < 9; d++) {
-			for (int h = 0; h < 2; h++)
-				for (uint64_t x = half(se.first.cand[d], h); x; x &= x - 1)
-					res->solution.cell[cell_of(64 * h + __builtin_ctzll(x))] =
-						(uint8_t)(d + 1);
-		}
+		solution_cells(&se.first, res->solution.cell);
 		return SOLVE_SOLVED;
 	}
 	return SOLVE_UNSAT;
