@@ -517,6 +517,28 @@ int grid_format(const struct grid *g, const struct notation *nt, char *buf, size
 	} else {
 		if ((size_t)g->cells + 1 > bufsz)
 			return -1;
+		if (g->side <= 9 && nt->style == NOTATION_CHARS) {
+			/* digits: '0' + value, the blank for 0, '?' above the side
+			 * (as the table below), 16 cells a step: the table's loop was
+			 * 3% of sudoku-cp's time on easy 9x9 sets */
+			typedef uint8_t bytes16 __attribute__((vector_size(16)));
+			const bytes16 zero = {0}, side = zero + (uint8_t)g->side;
+			int i = 0;
+			for (; i + 16 <= g->cells; i += 16) {
+				bytes16 v, c;
+				memcpy(&v, g->cell + i, sizeof v);
+				bytes16 blank = (bytes16)(v == zero), over = (bytes16)(v > side);
+				c = (v + '0') & ~blank & ~over;
+				c |= (blank & (uint8_t)nt->blank) | (over & (uint8_t)'?');
+				memcpy(buf + i, &c, sizeof c);
+			}
+			for (; i < g->cells; i++) {
+				int v = g->cell[i];
+				buf[i] = v > g->side ? '?' : v ? (char)('0' + v) : nt->blank;
+			}
+			buf[g->cells] = '\0';
+			return g->cells;
+		}
 		/* a character per value, looked up: value_char per cell was a
 		 * tenth of the racer's time on easy puzzles */
 		char chars[64];

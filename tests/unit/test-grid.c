@@ -35,6 +35,13 @@ int main(void)
 	zeros[81] = 0;
 	ok(parse(zeros, &h, &nt2, err) == 0 && nt2.blank == '0', "'0' blanks");
 	ok(memcmp(g.cell, h.cell, 81) == 0, "same cells with '0' blanks");
+	grid_format(&h, &nt2, buf, sizeof buf);
+	is_str(buf, zeros, "'0' blanks come back as '0'");
+	h.cell[80] = 12; /* not a 9x9 value: '?', in the last, unaligned cell too */
+	h.cell[15] = 10;
+	grid_format(&h, &nt2, buf, sizeof buf);
+	ok(buf[80] == '?' && buf[15] == '?' && buf[81] == '\0', "a value above the side is '?'");
+	memcpy(h.cell, g.cell, 81);
 	ok(grid_hash(&g).low == grid_hash(&h).low && grid_hash(&g).high == grid_hash(&h).high,
 	   "two notations of one puzzle hash the same");
 	h.cell[1] = 1;
