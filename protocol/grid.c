@@ -611,7 +611,28 @@ bool grid_verify(const struct grid *puzzle, const struct grid *solution, char *w
 			 puzzle->side, puzzle->side);
 		return false;
 	}
-	for (int i = 0; i < puzzle->cells; i++) {
+	/* a first pass 16 cells a step, with no branch per cell (the loop
+	 * below was 4% of sudoku-cp's instructions on easy 9x9 sets); the
+	 * loop names the problem, when there is one */
+	typedef uint8_t bytes16 __attribute__((vector_size(16)));
+	const bytes16 zero = {0}, side = zero + (uint8_t)puzzle->side; /* at most 64 */
+	bytes16 bad = zero;
+	int i = 0;
+	for (; i + 16 <= puzzle->cells; i += 16) {
+		bytes16 v, given;
+		memcpy(&v, solution->cell + i, sizeof v);
+		memcpy(&given, puzzle->cell + i, sizeof given);
+		bad |= (bytes16)(v == zero) | (bytes16)(v > side) |
+		       ((bytes16)(given != zero) & (bytes16)(given != v));
+	}
+	bool clean = true;
+	for (int k = 0; k < 16; k++)
+		clean &= bad[k] == 0;
+	for (; clean && i < puzzle->cells; i++) {
+		int v = solution->cell[i];
+		clean = v >= 1 && v <= puzzle->side && (!puzzle->cell[i] || puzzle->cell[i] == v);
+	}
+	for (i = 0; !clean && i < puzzle->cells; i++) {
 		int v = solution->cell[i];
 		if (v < 1 || v > puzzle->side) {
 			snprintf(why, whysz, "row %d, column %d is not filled", i / puzzle->side + 1,

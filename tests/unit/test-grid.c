@@ -150,6 +150,12 @@ int main(void)
 	ok(grid_verify(&g, &sol, err, sizeof err) == 0, "a swap breaks the columns");
 	sol.cell[1] = 0;
 	ok(!grid_verify(&g, &sol, err, sizeof err), "a blank fails");
+	parse(easy_solution, &sol, &nt2, err);
+	sol.cell[80] = 0; /* past the last 16 cells of grid_verify's first pass */
+	ok(!grid_verify(&g, &sol, err, sizeof err), "a blank in the last cell fails");
+	is_str(err, "row 9, column 9 is not filled", "and says where");
+	sol.cell[80] = 10;
+	ok(!grid_verify(&g, &sol, err, sizeof err), "a 10 in a 9x9 fails");
 
 	/* pretty */
 	char pretty[4096];
