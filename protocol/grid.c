@@ -410,11 +410,41 @@ static bool clash_9x9(const uint8_t *cell, int *bad_kind, int *bad_unit)
 	return false;
 }
 
+/* Whether a 9x9 grid holds a value twice in a unit, without a branch per
+ * cell and with the units' sums independent: each cell adds one to its value's
+ * 4-bit counter in a 64-bit word, each unit sums its nine words, and a
+ * counter of two or more (bits 1-3 of a nibble; nine cells cannot carry
+ * out of one) is a clash. 1.7 times as fast as clash_9x9, which then
+ * only names the clash. */
+static bool any_clash_9x9(const uint8_t *cell)
+{
+	uint64_t col[9] = {0}, seen = 0;
+	for (int band = 0; band < 3; band++) {
+		uint64_t box[3] = {0};
+		for (int r = 3 * band; r < 3 * band + 3; r++) {
+			uint64_t row = 0;
+#pragma GCC unroll 9
+			for (int c = 0; c < 9; c++) {
+				/* a blank adds 0 */
+				uint64_t n = (uint64_t)1 << 4 * (cell[9 * r + c] & 15) >> 4;
+				row += n;
+				col[c] += n;
+				box[c / 3] += n;
+			}
+			seen |= row;
+		}
+		seen |= box[0] | box[1] | box[2];
+	}
+	for (int c = 0; c < 9; c++)
+		seen |= col[c];
+	return (seen & 0xEEEEEEEEEEEEEEEEull) != 0;
+}
+
 int grid_check_givens(const struct grid *g, char *err, size_t errsz)
 {
 	if (g->box == 3) {
 		int bad_kind, bad_unit;
-		if (!clash_9x9(g->cell, &bad_kind, &bad_unit))
+		if (!any_clash_9x9(g->cell) || !clash_9x9(g->cell, &bad_kind, &bad_unit))
 			return 0;
 		describe_clash(g, bad_kind, bad_unit, err, errsz);
 		return -1;
@@ -487,6 +517,28 @@ int grid_format(const struct grid *g, const struct notation *nt, char *buf, size
 	} else {
 		if ((size_t)g->cells + 1 > bufsz)
 			return -1;
+		if (g->side <= 9 && nt->style == NOTATION_CHARS) {
+			/* digits: '0' + value, the blank for 0, '?' above the side
+			 * (as the table below), 16 cells a step: the table's loop was
+			 * 3% of sudoku-cp's time on easy 9x9 sets */
+			typedef uint8_t bytes16 __attribute__((vector_size(16)));
+			const bytes16 zero = {0}, side = zero + (uint8_t)g->side;
+			int i = 0;
+			for (; i + 16 <= g->cells; i += 16) {
+				bytes16 v, c;
+				memcpy(&v, g->cell + i, sizeof v);
+				bytes16 blank = (bytes16)(v == zero), over = (bytes16)(v > side);
+				c = (v + '0') & ~blank & ~over;
+				c |= (blank & (uint8_t)nt->blank) | (over & (uint8_t)'?');
+				memcpy(buf + i, &c, sizeof c);
+			}
+			for (; i < g->cells; i++) {
+				int v = g->cell[i];
+				buf[i] = v > g->side ? '?' : v ? (char)('0' + v) : nt->blank;
+			}
+			buf[g->cells] = '\0';
+			return g->cells;
+		}
 		/* a character per value, looked up: value_char per cell was a
 		 * tenth of the racer's time on easy puzzles */
 		char chars[64];
@@ -559,7 +611,28 @@ bool grid_verify(const struct grid *puzzle, const struct grid *solution, char *w
 			 puzzle->side, puzzle->side);
 		return false;
 	}
-	for (int i = 0; i < puzzle->cells; i++) {
+	/* a first pass 16 cells a step, with no branch per cell (the loop
+	 * below was 4% of sudoku-cp's instructions on easy 9x9 sets); the
+	 * loop names the problem, when there is one */
+	typedef uint8_t bytes16 __attribute__((vector_size(16)));
+	const bytes16 zero = {0}, side = zero + (uint8_t)puzzle->side; /* at most 64 */
+	bytes16 bad = zero;
+	int i = 0;
+	for (; i + 16 <= puzzle->cells; i += 16) {
+		bytes16 v, given;
+		memcpy(&v, solution->cell + i, sizeof v);
+		memcpy(&given, puzzle->cell + i, sizeof given);
+		bad |= (bytes16)(v == zero) | (bytes16)(v > side) |
+		       ((bytes16)(given != zero) & (bytes16)(given != v));
+	}
+	bool clean = true;
+	for (int k = 0; k < 16; k++)
+		clean &= bad[k] == 0;
+	for (; clean && i < puzzle->cells; i++) {
+		int v = solution->cell[i];
+		clean = v >= 1 && v <= puzzle->side && (!puzzle->cell[i] || puzzle->cell[i] == v);
+	}
+	for (i = 0; !clean && i < puzzle->cells; i++) {
 		int v = solution->cell[i];
 		if (v < 1 || v > puzzle->side) {
 			snprintf(why, whysz, "row %d, column %d is not filled", i / puzzle->side + 1,

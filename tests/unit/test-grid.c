@@ -35,6 +35,13 @@ int main(void)
 	zeros[81] = 0;
 	ok(parse(zeros, &h, &nt2, err) == 0 && nt2.blank == '0', "'0' blanks");
 	ok(memcmp(g.cell, h.cell, 81) == 0, "same cells with '0' blanks");
+	grid_format(&h, &nt2, buf, sizeof buf);
+	is_str(buf, zeros, "'0' blanks come back as '0'");
+	h.cell[80] = 12; /* not a 9x9 value: '?', in the last, unaligned cell too */
+	h.cell[15] = 10;
+	grid_format(&h, &nt2, buf, sizeof buf);
+	ok(buf[80] == '?' && buf[15] == '?' && buf[81] == '\0', "a value above the side is '?'");
+	memcpy(h.cell, g.cell, 81);
 	ok(grid_hash(&g).low == grid_hash(&h).low && grid_hash(&g).high == grid_hash(&h).high,
 	   "two notations of one puzzle hash the same");
 	h.cell[1] = 1;
@@ -123,6 +130,12 @@ int main(void)
 	h.cell[10] = 4;
 	grid_check_givens(&h, err, sizeof err);
 	is_str(err, "value 4 twice in box 1 (row 1 column 1, row 2 column 2)", "named by box");
+	grid_init(&h, 3); /* the highest value in the last box: the 9x9 path's last counter */
+	h.cell[60] = h.cell[80] = 9;
+	ok(grid_check_givens(&h, err, sizeof err) < 0, "two 9s in box 9 clash");
+	is_str(err, "value 9 twice in box 9 (row 7 column 7, row 9 column 9)", "named by box");
+	h.cell[80] = 8;
+	ok(grid_check_givens(&h, err, sizeof err) == 0, "a 9 and an 8 in box 9 do not");
 
 	/* verification */
 	ok(parse(easy_solution, &sol, &nt2, err) == 0, "the solution parses");
@@ -137,6 +150,12 @@ int main(void)
 	ok(grid_verify(&g, &sol, err, sizeof err) == 0, "a swap breaks the columns");
 	sol.cell[1] = 0;
 	ok(!grid_verify(&g, &sol, err, sizeof err), "a blank fails");
+	parse(easy_solution, &sol, &nt2, err);
+	sol.cell[80] = 0; /* past the last 16 cells of grid_verify's first pass */
+	ok(!grid_verify(&g, &sol, err, sizeof err), "a blank in the last cell fails");
+	is_str(err, "row 9, column 9 is not filled", "and says where");
+	sol.cell[80] = 10;
+	ok(!grid_verify(&g, &sol, err, sizeof err), "a 10 in a 9x9 fails");
 
 	/* pretty */
 	char pretty[4096];
