@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "racer.h"
+#include "store.h"
 
 void stats_report(double wall_ms)
 {
@@ -15,10 +16,11 @@ void stats_report(double wall_ms)
 		PROGRAM, counts.puzzles, wall_ms, counts.solved, counts.unsat, counts.multiple, counts.unsolved,
 		counts.timeouts, counts.invalid, counts.unsupported);
 	if (cache_counts.hits || cache_counts.misses || cache_counts.bad || cache_counts.written ||
-	    cache_enabled())
+	    store_enabled()) {
 		fprintf(f, "%s: cache: %ld hits, %ld misses, %ld bad entries dropped, %ld written\n", PROGRAM,
 			cache_counts.hits, cache_counts.misses, cache_counts.bad, cache_counts.written);
-	else
+		store_stats(f);
+	} else
 		fprintf(f, "%s: cache: not used\n", PROGRAM);
 	char buf[600];
 	int pos = 0;
