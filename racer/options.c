@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "racer.h"
+#include "store.h"
 
 struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10};
 
@@ -42,7 +43,7 @@ static void usage_error(const char *fmt, ...)
 static void print_help(void)
 {
 	printf("Usage: %s [OPTION]... [FILE]...\n"
-	       "       %s [--cache DIR] cache stats|clear|export|import [FILE]...\n"
+	       "       %s [--cache DIR|URL] cache stats|clear|export|import [FILE]...\n"
 	       "Races Sudoku puzzles (4x4 to 64x64) through a portfolio of worker programs\n"
 	       "(sudoku-cp, sudoku-sat, ...): each puzzle goes first to the presolver of its\n"
 	       "size alone (sudoku-cp up to 16x16, sudoku-sat from 25x25); when it has not\n"
@@ -103,8 +104,12 @@ static void print_help(void)
 	       "      --stats            at the end, print counts per worker on standard error\n"
 	       "      --json             one JSON object per puzzle instead of the answer line\n"
 	       "      --pretty           print solutions as boxed grids\n"
-	       "      --cache=DIR        the result cache (default $XDG_CACHE_HOME/sudoku-race,\n"
-	       "                         else ~/.cache/sudoku-race)\n"
+	       "      --cache=DIR|URL    the result cache: a directory, or redis://HOST[:PORT]\n"
+	       "                         [/DB], a Redis server that racers on many machines\n"
+	       "                         share, where none solves a puzzle another one is\n"
+	       "                         solving (default $SUDOKU_RACE_CACHE, else\n"
+	       "                         $XDG_CACHE_HOME/sudoku-race, else\n"
+	       "                         ~/.cache/sudoku-race)\n"
 	       "      --no-cache         do not use the cache\n"
 	       "  -h, --help             show this help and exit\n"
 	       "  -V, --version          show the version and exit\n\n");
@@ -112,7 +117,8 @@ static void print_help(void)
 	       "  cache stats            what the cache holds\n"
 	       "  cache clear            empty it\n"
 	       "  cache export           write every entry as a text line\n"
-	       "  cache import [FILE]... read such lines (verified) into the cache\n\n");
+	       "  cache import [FILE]... read such lines (verified) into the cache\n"
+	       "(A redis:// cache takes stats and clear.)\n\n");
 	printf("Workers are looked for beside %s, in ../workers and ../cuda from it\n"
 	       "(the build tree), then on the PATH. (A puzzle file named 'cache' must be given\n"
 	       "as ./cache.)\n\n"
@@ -136,6 +142,25 @@ static double parse_seconds(const char *name, const char *s, double min)
 	if (v < min || v > 1e7)
 		usage_error("--%s: %s is out of range", name, s);
 	return v;
+}
+
+/* --cache, else SUDOKU_RACE_CACHE: a directory, or a redis:// URL that
+ * must be one (a usage error otherwise, also without Redis support). */
+static void check_cache_location(void)
+{
+	const char *from = "--cache";
+	if (!opt.cache_dir && !opt.no_cache) {
+		const char *env = getenv("SUDOKU_RACE_CACHE");
+		if (env && env[0]) {
+			opt.cache_dir = env;
+			from = "SUDOKU_RACE_CACHE";
+		}
+	}
+	char host[256], err[256];
+	int port, db;
+	if (store_is_url(opt.cache_dir) &&
+	    redis_url_parse(opt.cache_dir, host, sizeof host, &port, &db, err, sizeof err) < 0)
+		usage_error("%s: '%s': %s", from, opt.cache_dir, err);
 }
 
 void options_parse(int argc, char **argv)
@@ -220,7 +245,7 @@ void options_parse(int argc, char **argv)
 			break;
 		case OPT_CACHE:
 			if (!optarg[0])
-				usage_error("--cache: an empty directory name");
+				usage_error("--cache: an empty directory name or URL");
 			opt.cache_dir = optarg;
 			break;
 		case OPT_NO_CACHE:
@@ -262,6 +287,7 @@ void options_parse(int argc, char **argv)
 	}
 	if (opt.cache_dir && opt.no_cache)
 		usage_error("--cache and --no-cache do not go together");
+	check_cache_location();
 	if ((opt.presolver || opt.budget_s > 0) && opt.schedule_all)
 		usage_error("--presolver and --budget do not go with --schedule=all");
 	if (opt.json && opt.pretty)
