@@ -260,9 +260,10 @@ static void unlink_waiter(struct waiter *w)
 /* The look-up's end: told to race.c, and freed. */
 static void answer(struct lookup *lk, enum cache_result r, const struct cache_entry *e)
 {
+	/* as cache.c counts: a bad entry is not a miss too */
 	if (r == CACHE_HIT)
 		cache_counts.hits++;
-	else
+	else if (!lk->bad[0])
 		cache_counts.misses++;
 	race_cache_reply(lk->seq, r, e, lk->bad[0] ? lk->bad : NULL);
 	free(lk);
