@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -26,6 +27,7 @@ enum {
 	OPT_SCHEDULE,
 	OPT_PRESOLVER,
 	OPT_BUDGET,
+	OPT_LINE_OFFSET,
 };
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -104,6 +106,10 @@ static void print_help(void)
 	       "      --stats            at the end, print counts per worker on standard error\n"
 	       "      --json             one JSON object per puzzle instead of the answer line\n"
 	       "      --pretty           print solutions as boxed grids\n"
+	       "      --line-offset=N    number the input's lines from N+1 in messages, '#'\n"
+	       "                         lines and --json: a block of a larger input (GNU\n"
+	       "                         parallel --pipe -N L: N is L times the block's\n"
+	       "                         number less one; contrib/many-machines.sh)\n"
 	       "      --cache=DIR|URL    the result cache: a directory, or redis://HOST[:PORT]\n"
 	       "                         [/DB], a Redis server that racers on many machines\n"
 	       "                         share, where none solves a puzzle another one is\n"
@@ -183,6 +189,7 @@ void options_parse(int argc, char **argv)
 		{"schedule", required_argument, NULL, OPT_SCHEDULE},
 		{"presolver", required_argument, NULL, OPT_PRESOLVER},
 		{"budget", required_argument, NULL, OPT_BUDGET},
+		{"line-offset", required_argument, NULL, OPT_LINE_OFFSET},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -262,6 +269,15 @@ void options_parse(int argc, char **argv)
 		case OPT_BUDGET:
 			opt.budget_s = parse_seconds("budget", optarg, 0.001);
 			break;
+		case OPT_LINE_OFFSET: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > LONG_MAX / 2)
+				usage_error("--line-offset: '%s' is not a number of lines", optarg);
+			opt.line_offset = v;
+			break;
+		}
 		case OPT_PRESOLVER:
 			if (!optarg[0])
 				usage_error("--presolver: an empty name");

@@ -88,6 +88,7 @@ struct options {
 	bool schedule_all;   /* --schedule=all: every puzzle to every entry at once */
 	const char *presolver; /* --presolver: the entry that gets every puzzle first */
 	double budget_s;     /* --budget: fixed; 0: learned */
+	long line_offset;    /* --line-offset: the input's lines are numbered from this + 1 */
 	char **args;         /* input files, or the cache subcommand and its arguments */
 	int nargs;
 };
