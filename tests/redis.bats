@@ -300,3 +300,45 @@ claims: 0 (racers running: 0)"
 	assert_failure 2
 	[[ $stderr == *"only 'cache stats' and 'cache clear' take a redis:// cache"* ]]
 }
+
+@test "contrib/many-machines.sh: blocks over racers sharing the cache, in order, the input's line numbers; -r resumes" {
+	{
+		cat "$DATA/easy9.txt"
+		echo 12345
+		grep -v '^#' "$top_srcdir/puzzles/acs-logic-solvable.txt" | grep . | head -n 8
+	} >"$T/in"
+	echo 2/: >"$T/hosts" # two racers on this machine, as on a host of the file
+	recipe() { # recipe [OPTION]... [-- RACER-ARGS...]
+		local opts=()
+		while [ $# -gt 0 ] && [ "$1" != -- ]; do
+			opts+=("$1")
+			shift
+		done
+		"$top_srcdir/contrib/many-machines.sh" -S "$T/hosts" -c "$U" -n 5 "${opts[@]}" "$T/in" "$@"
+	}
+	run --separate-stderr recipe
+	assert_failure 1 # line 4 is not a puzzle
+	assert_equal "${#lines[@]}" 12
+	assert_equal "${lines[3]}" "# invalid: line 4: 5 cells, expected 16"
+	echo "$output" >"$T/first"
+	run verify "$T/in" "$T/first"
+	assert_success
+	assert_output --partial "11 ok, 1 none, 0 wrong"
+	assert_equal "$(entry_keys | wc -l)" 11
+	# a run cut short after blocks 1 and 3: -r runs block 2 alone
+	sed -i '/^2\t/d' "$T/in.run/joblog"
+	rm "$T/in.run/out/2"
+	run --separate-stderr recipe -r
+	assert_failure 1
+	assert_equal "$output" "$(cat "$T/first")"
+	assert_equal "$(cut -f1 "$T/in.run/joblog" | tail -n +2 | tr '\n' ' ')" "1 3 2 "
+	# a block that was not run is said so
+	rm "$T/in.run/out/3"
+	sed -i '/^3\t/d' "$T/in.run/joblog"
+	run --separate-stderr recipe -r -x /nonexistent/sudoku-race
+	assert_failure 2
+	[[ $stderr == *"/nonexistent/sudoku-race"* ]]
+	# a fresh run: the third block's racer numbers its lines from 11
+	run --separate-stderr recipe -- --json
+	[[ ${lines[10]} == '{"line":11,'*'"cache":true'* ]]
+}
