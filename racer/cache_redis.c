@@ -11,8 +11,8 @@
  * A look-up is a GET. On a miss, CLAIM (a script: atomic on the server)
  * returns the entry if it came meanwhile, else takes the claim when nobody
  * holds it or its owner is gone, else says that a racer has it: the puzzle
- * then waits, asking again after 2, 4, ... up to 128 ms, until the entry
- * comes (a hit) or the claim is free (raced here). A race's end writes the
+ * then waits, asking again (POLL_*), until the entry comes (a hit) or the
+ * claim is free (raced here). A race's end writes the
  * entry, then releases the claim if it is still ours: in that order, on one
  * connection, so whoever takes a released claim sees the entry first. So
  * while Redis is up no two racers solve one puzzle, nor one racer twice.
@@ -170,8 +170,12 @@ int redis_command(const char *url, int argc, char **argv)
 #define CLAIM_MS 600000 /* a claim whose release was lost goes in the end */
 #define SILENCE_MS 2000 /* asked, and no answer for this long: it is gone */
 #define WATCH_MS 250
-#define POLL_FIRST_MS 2
-#define POLL_MAX_MS 128
+/* A waiting puzzle asks again after 1, 2, 4 ... 16 ms, then after an eighth
+ * of its wait so far (250 ms at most): two racers meeting the same puzzles
+ * at once lose little, and a long wait costs the server little. */
+#define POLL_FIRST_MS 1
+#define POLL_FAST_MS 16
+#define POLL_MAX_MS 250
 
 /* KEYS: the entry, the claim. ARGV: owner, claim ms, 1 when an entry must
  * know uniqueness (--count), the alive keys' prefix. Returns the entry, or
@@ -210,6 +214,7 @@ struct lookup {
 	bool claiming;               /* the claim script, not the first GET */
 	bool waited;                 /* counted in rs.waited */
 	int delay_ms;                /* the wait before asking again */
+	uint64_t wait_ns;            /* waiting since */
 	char bad[GRID_ERR_MAX + 64]; /* a bad entry dropped on the way */
 };
 
@@ -373,9 +378,14 @@ static void wait_for_claim(struct lookup *lk)
 		lk->waited = true;
 		rs.waited++;
 	}
+	if (!lk->wait_ns)
+		lk->wait_ns = now_ns();
 	lk->delay_ms = lk->delay_ms ? lk->delay_ms * 2 : POLL_FIRST_MS;
-	if (lk->delay_ms > POLL_MAX_MS)
-		lk->delay_ms = POLL_MAX_MS;
+	if (lk->delay_ms > POLL_FAST_MS)
+		lk->delay_ms = POLL_FAST_MS;
+	double eighth = ms_since(lk->wait_ns) / 8;
+	if (eighth > lk->delay_ms)
+		lk->delay_ms = eighth < POLL_MAX_MS ? (int)eighth : POLL_MAX_MS;
 	struct waiter *w = xcalloc(1, sizeof *w);
 	w->lk = lk;
 	w->ev = evtimer_new(base, on_poll, w);
