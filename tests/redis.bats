@@ -205,6 +205,14 @@ claimed_by_other() {
 		"sudoku-race: cache: $U: cannot connect: Connection refused; going on without the cache"
 }
 
+@test "a server that refuses to write (full): one warning, and every answer" {
+	rcli config set maxmemory 1 >/dev/null # noeviction: every write is refused
+	run --separate-stderr sudoku-race --cache "$U" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$stderr" "sudoku-race: cache: $U: the server said: OOM command not allowed when used memory > 'maxmemory'.; going on without the cache"
+}
+
 # The racer reads puzzles from a FIFO (fd 7), answers into $T/out:
 # started_on_fifo, then feed LINES..., then ended.
 started_on_fifo() {
