@@ -118,12 +118,16 @@ evals_at_least() {
 	# parallel -j2 race for the same puzzles at the same time
 	cat "$T/a" "$T/a" "$T/a" "$T/a" >"$T/in"
 	parallel --will-cite -j2 --pipe-part --block -1 -a "$T/in" --keep-order \
-		sudoku-race --cache "$U" --json >"$T/out"
+		sudoku-race --workers cp --cache "$U" --json --stats >"$T/out" 2>"$T/err"
 	assert_equal "$(wc -l <"$T/out")" "$(wc -l <"$T/in")"
 	assert_equal "$(grep -c '"status":"solved"' "$T/out")" "$(wc -l <"$T/in")"
 	# raced once each, over both racers: every other answer came from the cache
 	assert_equal "$(grep -c '"cache":false' "$T/out")" "$distinct"
 	assert_equal "$(entry_keys | wc -l)" "$distinct"
+	# --stats of both racers: as many claimed, and won by a worker, in all
+	assert_equal "$(grep -c 'puzzles claimed' "$T/err")" 2
+	assert_equal "$(awk '/puzzles claimed/ { n += $4 } END { print n }' "$T/err")" "$distinct"
+	assert_equal "$(awk '$1 == "cp" { n += $3 } END { print n }' "$T/err")" "$distinct"
 	run verify "$T/in" <(sed 's/.*"solution":"\([^"]*\)".*/\1/' "$T/out")
 	assert_success
 }
