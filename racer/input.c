@@ -237,7 +237,7 @@ static void open_next(void)
 			   (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || isatty(fd));
 		at_eof = discarding = false;
 		need_more = true;
-		lineno = 0;
+		lineno = opt.line_offset; /* a block of a larger input: its numbers */
 		puzzle_stream_init(&ps);
 		if (pollable) {
 			read_ev = event_new(base, fd, EV_READ | EV_PERSIST, readable_cb, NULL);

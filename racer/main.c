@@ -18,6 +18,7 @@
 #include <event2/event.h>
 
 #include "racer.h"
+#include "store.h"
 
 struct event_base *base;
 
@@ -115,7 +116,7 @@ static void finish(void)
 	finishing = true;
 	race_stop();
 	input_stop();
-	cache_flush();
+	store_flush();
 	if (stdout_watch)
 		event_del(stdout_watch);
 	if (pool_started())
@@ -223,20 +224,6 @@ static void free_signals(void)
 	event_free(sig_chld);
 }
 
-static void open_cache(void)
-{
-	if (opt.no_cache)
-		return;
-	const char *dir = opt.cache_dir ? opt.cache_dir : cache_default_dir();
-	char err[512];
-	if (!dir) {
-		warn("cache: no home directory to keep it in; going on without the cache");
-		return;
-	}
-	if (cache_open(dir, false, err, sizeof err) < 0)
-		warn("cache: %s; going on without the cache", err);
-}
-
 /* --list-workers: start each worker once, print what its hello says. */
 static void on_probe_tick(evutil_socket_t fd, short what, void *arg)
 {
@@ -274,7 +261,7 @@ int main(int argc, char **argv)
 	ensure_std_fds();
 	options_parse(argc, argv);
 	if (opt.command == CMD_CACHE)
-		return cache_command(opt.nargs, opt.args);
+		return store_command(opt.nargs, opt.args);
 
 	/* A callback that activates itself again (input.c reads a regular file
 	 * a chunk at a time that way) would otherwise run on and on in one
@@ -292,7 +279,7 @@ int main(int argc, char **argv)
 
 	start_ns = now_ns();
 	workers_setup();
-	open_cache();
+	store_open();
 	schedule_init();
 	pool_init(opt.jobs ? opt.jobs : default_jobs(), false);
 	race_init();
@@ -306,7 +293,7 @@ int main(int argc, char **argv)
 	if (!loop_exit)
 		event_base_dispatch(base);
 
-	cache_flush();
+	store_finish();
 	output_flush_all();
 	/* after the last answers: its summary line comes below them */
 	progress_end();
@@ -324,7 +311,7 @@ int main(int argc, char **argv)
 	race_free();
 	output_free();
 	pool_free();
-	cache_close();
+	store_close();
 	free_signals();
 	workers_free();
 	event_base_free(base);

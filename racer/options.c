@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "racer.h"
+#include "store.h"
 
 struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10, .progress_ms = 3000};
 
@@ -29,6 +31,7 @@ enum {
 	OPT_PRESOLVER,
 	OPT_BUDGET,
 	OPT_PROGRESS_MS,
+	OPT_LINE_OFFSET,
 };
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -46,7 +49,7 @@ static void usage_error(const char *fmt, ...)
 static void print_help(void)
 {
 	printf("Usage: %s [OPTION]... [FILE]...\n"
-	       "       %s [--cache DIR] cache stats|clear|export|import [FILE]...\n"
+	       "       %s [--cache DIR|URL] cache stats|clear|export|import [FILE]...\n"
 	       "Races Sudoku puzzles (4x4 to 64x64) through a portfolio of worker programs\n"
 	       "(sudoku-cp, sudoku-sat, ...): each puzzle goes first to the presolver of its\n"
 	       "size alone (sudoku-cp up to 16x16, sudoku-sat from 25x25); when it has not\n"
@@ -114,8 +117,16 @@ static void print_help(void)
 	       "      --stats            at the end, print counts per worker on standard error\n"
 	       "      --json             one JSON object per puzzle instead of the answer line\n"
 	       "      --pretty           print solutions as boxed grids\n"
-	       "      --cache=DIR        the result cache (default $XDG_CACHE_HOME/sudoku-race,\n"
-	       "                         else ~/.cache/sudoku-race)\n"
+	       "      --line-offset=N    number the input's lines from N+1 in messages, '#'\n"
+	       "                         lines and --json: a block of a larger input (GNU\n"
+	       "                         parallel --pipe -N L: N is L times the block's\n"
+	       "                         number less one; contrib/many-machines.sh)\n"
+	       "      --cache=DIR|URL    the result cache: a directory, or redis://HOST[:PORT]\n"
+	       "                         [/DB], a Redis server that racers on many machines\n"
+	       "                         share, where none solves a puzzle another one is\n"
+	       "                         solving (default $SUDOKU_RACE_CACHE, else\n"
+	       "                         $XDG_CACHE_HOME/sudoku-race, else\n"
+	       "                         ~/.cache/sudoku-race)\n"
 	       "      --no-cache         do not use the cache\n"
 	       "  -h, --help             show this help and exit\n"
 	       "  -V, --version          show the version and exit\n\n");
@@ -123,7 +134,8 @@ static void print_help(void)
 	       "  cache stats            what the cache holds\n"
 	       "  cache clear            empty it\n"
 	       "  cache export           write every entry as a text line\n"
-	       "  cache import [FILE]... read such lines (verified) into the cache\n\n");
+	       "  cache import [FILE]... read such lines (verified) into the cache\n"
+	       "(A redis:// cache takes stats and clear.)\n\n");
 	printf("Workers are looked for beside %s, in ../workers and ../cuda from it\n"
 	       "(the build tree), then on the PATH. (A puzzle file named 'cache' must be given\n"
 	       "as ./cache.)\n\n"
@@ -161,6 +173,25 @@ static long parse_count(const char *s)
 	return (long)v;
 }
 
+/* --cache, else SUDOKU_RACE_CACHE: a directory, or a redis:// URL that
+ * must be one (a usage error otherwise, also without Redis support). */
+static void check_cache_location(void)
+{
+	const char *from = "--cache";
+	if (!opt.cache_dir && !opt.no_cache) {
+		const char *env = getenv("SUDOKU_RACE_CACHE");
+		if (env && env[0]) {
+			opt.cache_dir = env;
+			from = "SUDOKU_RACE_CACHE";
+		}
+	}
+	char host[256], err[256];
+	int port, db;
+	if (store_is_url(opt.cache_dir) &&
+	    redis_url_parse(opt.cache_dir, host, sizeof host, &port, &db, err, sizeof err) < 0)
+		usage_error("%s: '%s': %s", from, opt.cache_dir, err);
+}
+
 void options_parse(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -183,6 +214,7 @@ void options_parse(int argc, char **argv)
 		{"schedule", required_argument, NULL, OPT_SCHEDULE},
 		{"presolver", required_argument, NULL, OPT_PRESOLVER},
 		{"budget", required_argument, NULL, OPT_BUDGET},
+		{"line-offset", required_argument, NULL, OPT_LINE_OFFSET},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -255,7 +287,7 @@ void options_parse(int argc, char **argv)
 			break;
 		case OPT_CACHE:
 			if (!optarg[0])
-				usage_error("--cache: an empty directory name");
+				usage_error("--cache: an empty directory name or URL");
 			opt.cache_dir = optarg;
 			break;
 		case OPT_NO_CACHE:
@@ -272,6 +304,15 @@ void options_parse(int argc, char **argv)
 		case OPT_BUDGET:
 			opt.budget_s = parse_seconds("budget", optarg, 0.001);
 			break;
+		case OPT_LINE_OFFSET: {
+			char *end;
+			errno = 0;
+			long v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 0 || v > LONG_MAX / 2)
+				usage_error("--line-offset: '%s' is not a number of lines", optarg);
+			opt.line_offset = v;
+			break;
+		}
 		case OPT_PRESOLVER:
 			if (!optarg[0])
 				usage_error("--presolver: an empty name");
@@ -297,6 +338,7 @@ void options_parse(int argc, char **argv)
 	}
 	if (opt.cache_dir && opt.no_cache)
 		usage_error("--cache and --no-cache do not go together");
+	check_cache_location();
 	if ((opt.presolver || opt.budget_s > 0) && opt.schedule_all)
 		usage_error("--presolver and --budget do not go with --schedule=all");
 	if (opt.json && opt.pretty)

@@ -21,6 +21,7 @@
 #include <event2/event.h>
 
 #include "racer.h"
+#include "store.h"
 
 /* Puzzles queued on one presolver process: enough that it always has the
  * next one while the racer reads its answer, and that lines and answers
@@ -326,7 +327,7 @@ static void end_race(struct puzzle *pz, enum verdict v)
 		/* a verdict that needs proof is stored only when proved: an
 		 * unconfirmed count keeps its (verified) solution alone */
 		bool proved = pz->confirmed || !pz->nclaims;
-		if (cache_enabled() && v != V_CLASH && (proved || v != V_UNSAT)) {
+		if (store_enabled() && v != V_CLASH && (proved || v != V_UNSAT)) {
 			struct cache_entry e = {.verdict = v == V_UNSAT ? V_UNSAT : V_SOLVED,
 						.uniq = !proved ? UNIQ_UNKNOWN
 							: v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq,
@@ -336,9 +337,10 @@ static void end_race(struct puzzle *pz, enum verdict v)
 				grid_init(&e.solution, pz->item.grid.box);
 				memcpy(e.solution.cell, pz->solution, (size_t)pz->item.grid.cells);
 			}
-			cache_put(&pz->item.grid, &e);
+			store_put(&pz->item.grid, &e);
 		}
 	}
+	store_race_ended(pz); /* after store_put: a claim on it goes */
 	advance_output();
 	if (freed_place)
 		escalate_waiting();
@@ -667,6 +669,44 @@ out:
 
 /* --- puzzles from the input --- */
 
+/* What the cache said of a puzzle: true when that answers it. bad: why
+ * an entry found was bad (it is dropped, and the puzzle raced). */
+static bool take_cached(struct puzzle *pz, enum cache_result r, const struct cache_entry *e,
+			const char *bad)
+{
+	if (bad) {
+		char pre[PATH_MAX_PREFIX];
+		warn("cache: a bad entry for %sline %ld (%s): dropped, the puzzle is raced",
+		     where_prefix(pz, pre, sizeof pre), pz->item.line, bad);
+		if (r == CACHE_BAD)
+			store_drop(&pz->item.grid);
+	}
+	if (r != CACHE_HIT)
+		return false;
+	/* --count needs to know uniqueness, and an entry knows no count
+	 * beyond "at least 2": one that does not know as much as asked is
+	 * raced */
+	if (opt.count && e->verdict == V_SOLVED &&
+	    (e->uniq == UNIQ_UNKNOWN || (e->uniq == UNIQ_MULTIPLE && opt.count > 2))) {
+		cache_counts.hits--;
+		cache_counts.misses++;
+		return false;
+	}
+	pz->cache_hit = true;
+	pz->winner_ms = e->ms;
+	pz->uniq = e->uniq;
+	if (opt.count)
+		pz->count = e->verdict == V_UNSAT ? 0 : e->uniq == UNIQ_UNIQUE ? 1 : 2;
+	snprintf(pz->winner_name, sizeof pz->winner_name, "%s", e->winner);
+	if (e->verdict == V_UNSAT) {
+		set_verdict(pz, givens_clash(pz) ? V_CLASH : V_UNSAT);
+		return true;
+	}
+	keep_solution(pz, e->solution.cell);
+	set_verdict(pz, opt.count && e->uniq == UNIQ_MULTIPLE ? V_MULTIPLE : V_SOLVED);
+	return true;
+}
+
 void race_add(enum stream_event ev, const char *input_name)
 {
 	struct puzzle *pz = slot(next_seq);
@@ -710,53 +750,41 @@ void race_add(enum stream_event ev, const char *input_name)
 	}
 	/* the cache, else the race (a clash of givens is found when a race or
 	 * the cache says there is no solution: givens_clash) */
-	char pre[PATH_MAX_PREFIX];
-	if (cache_enabled()) {
+	if (store_enabled()) {
 		static struct cache_entry e;
 		char why[GRID_ERR_MAX + 64];
-		switch (cache_get(&pz->item.grid, &e, why, sizeof why)) {
-		case CACHE_HIT:
-			/* --count needs to know uniqueness, and an entry knows no
-			 * count beyond "at least 2": one that does not know as
-			 * much as asked is raced */
-			if (opt.count && e.verdict == V_SOLVED &&
-			    (e.uniq == UNIQ_UNKNOWN || (e.uniq == UNIQ_MULTIPLE && opt.count > 2))) {
-				cache_counts.hits--;
-				cache_counts.misses++;
-				break;
-			}
-			pz->cache_hit = true;
-			pz->winner_ms = e.ms;
-			pz->uniq = e.uniq;
-			if (opt.count)
-				pz->count = e.verdict == V_UNSAT ? 0 : e.uniq == UNIQ_UNIQUE ? 1 : 2;
-			snprintf(pz->winner_name, sizeof pz->winner_name, "%s", e.winner);
-			if (e.verdict == V_UNSAT) {
-				set_verdict(pz, givens_clash(pz) ? V_CLASH : V_UNSAT);
-				return;
-			}
-			keep_solution(pz, e.solution.cell);
-			set_verdict(pz, opt.count && e.uniq == UNIQ_MULTIPLE ? V_MULTIPLE : V_SOLVED);
+		enum cache_result r = store_lookup(pz, &e, why, sizeof why);
+		if (r == CACHE_PENDING) {
+			pz->state = PZ_LOOKUP; /* race_cache_reply() goes on */
 			return;
-		case CACHE_BAD:
-			warn("cache: a bad entry for %sline %ld (%s): dropped, the puzzle is raced",
-			     where_prefix(pz, pre, sizeof pre), pz->item.line, why);
-			cache_delete(&pz->item.grid);
-			break;
-		case CACHE_MISS:
-			break;
 		}
+		take_cached(pz, r, &e, r == CACHE_BAD ? why : NULL);
 	}
+}
+
+/* A look-up answered later (a Redis cache): the puzzle is done, or raced
+ * (after the puzzles taken back, which go first anyway). */
+void race_cache_reply(uint64_t seq, enum cache_result r, const struct cache_entry *e,
+		      const char *bad)
+{
+	struct puzzle *pz = race_find(seq);
+	if (!pz || pz->state != PZ_LOOKUP || stopped)
+		return;
+	pz->state = PZ_WAITING;
+	if (!take_cached(pz, r, e, bad))
+		list_add(&requeued, pz);
+	dispatch();
+	advance_output();
 }
 
 void race_batch_begin(void)
 {
-	cache_read_begin();
+	store_batch_begin();
 }
 
 void race_batch_end(void)
 {
-	cache_read_end();
+	store_batch_end();
 	dispatch();
 	advance_output();
 }

@@ -11,6 +11,7 @@
  *   input.c     puzzles from files or standard input, through puzzle_stream
  *   output.c    answers in input order, in the input's notation (json.c)
  *   cache.c     the LMDB result cache (cache_cmd.c: `sudoku-race cache ...`)
+ *   store.c     the cache's one interface: LMDB, or Redis (cache_redis.c)
  *   progress.c  --progress: live display or plain lines
  *   stats.c     --stats */
 #ifndef RACER_RACER_H
@@ -90,6 +91,7 @@ struct options {
 	bool schedule_all;   /* --schedule=all: every puzzle to every entry at once */
 	const char *presolver; /* --presolver: the entry that gets every puzzle first */
 	double budget_s;     /* --budget: fixed; 0: learned */
+	long line_offset;    /* --line-offset: the input's lines are numbered from this + 1 */
 	char **args;         /* input files, or the cache subcommand and its arguments */
 	int nargs;
 };
@@ -353,7 +355,8 @@ const char *outcome_name(enum outcome o);
 
 struct puzzle {
 	uint64_t seq;
-	enum { PZ_FREE, PZ_WAITING, PZ_RACING, PZ_DONE } state;
+	/* PZ_LOOKUP: its cache look-up is on its way (a Redis cache, store.h) */
+	enum { PZ_FREE, PZ_WAITING, PZ_LOOKUP, PZ_RACING, PZ_DONE } state;
 	struct stream_item item;   /* the grid, its notation, its line, or the error */
 	const char *input_name;    /* NULL: standard input */
 	enum verdict verdict;
@@ -459,7 +462,8 @@ struct cache_entry {
 	struct grid solution;  /* V_SOLVED */
 };
 
-enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD };
+/* CACHE_PENDING: the answer comes later (store.h) */
+enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD, CACHE_PENDING };
 
 /* Resolves the cache directory (--cache, or XDG). Returns NULL when there
  * is no home to put it in. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "racer.h"
+#include "store.h"
 
 #define WIDTH 80
 #define MAX_COLUMNS 10
@@ -182,10 +183,11 @@ void stats_report(double wall_ms)
 	    counts.puzzles, wall_ms, counts.solved, counts.unsat, counts.multiple, counts.unsolved,
 	    counts.timeouts, counts.invalid, counts.unsupported);
 	if (cache_counts.hits || cache_counts.misses || cache_counts.bad || cache_counts.written ||
-	    cache_enabled())
+	    store_enabled()) {
 		say("cache: %ld hits, %ld misses, %ld bad entries dropped, %ld written", cache_counts.hits,
 		    cache_counts.misses, cache_counts.bad, cache_counts.written);
-	else
+		store_stats(f);
+	} else
 		say("cache: not used");
 	char buf[4096];
 	int pos = 0;

@@ -462,3 +462,14 @@ signal_ends() {
 	assert_failure 2
 	[[ $stderr == *"no worker program 'cp'"* ]]
 }
+
+@test "--line-offset N numbers the input's lines from N+1: a block of a larger input" {
+	printf '%s\n12345\n' "$(head -n 1 "$DATA/easy9.txt")" >"$T/in"
+	run race --json --line-offset 1000 <"$T/in"
+	assert_failure 1
+	[[ ${lines[0]} == '{"line":1001,'* ]]
+	[[ ${lines[1]} == '{"line":1002,"status":"invalid",'*'"reason":"line 1002: 5 cells, expected 16"'* ]]
+	run race --line-offset -1 "$T/in"
+	assert_failure 2
+	assert_output --partial "--line-offset: '-1' is not a number of lines"
+}

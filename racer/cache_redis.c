@@ -1,0 +1,749 @@
+/* The shared result cache on Redis, for racers on many machines (README
+ * "Many machines"), through hiredis's asynchronous API on the racer's
+ * libevent loop: nothing here waits for the server.
+ *
+ * Keys, in the URL's database (HEX: the 32 hex digits of the puzzle's
+ * XXH3-128, the LMDB store's key; entries in cache.c's value format,
+ * versioned by its first byte as there):
+ *   sudoku-race:HEX           the entry (cache_encode)
+ *   sudoku-race:claim:HEX     OWNER, while that racer races the puzzle
+ *   sudoku-race:alive:OWNER   while that racer runs (3 s, renewed each second)
+ * A look-up is a GET. On a miss, CLAIM (a script: atomic on the server)
+ * returns the entry if it came meanwhile, else takes the claim when nobody
+ * holds it or its owner is gone, else says that a racer has it: the puzzle
+ * then waits, asking again (POLL_*), until the entry comes (a hit) or the
+ * claim is free (raced here). A race's end writes the
+ * entry, then releases the claim if it is still ours: in that order, on one
+ * connection, so whoever takes a released claim sees the entry first. So
+ * while Redis is up no two racers solve one puzzle, nor one racer twice.
+ *
+ * Every hit is verified against the puzzle, as cache.c's are; a bad entry
+ * is deleted and the puzzle raced. A server that cannot be reached, that
+ * answers an error, or that is silent for 2 s while asked is reported once
+ * and dropped: the puzzles waiting for it are raced, the run goes on
+ * without a cache, and no answer waits on Redis. */
+#include "config.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#ifdef HAVE_HIREDIS
+#include <hiredis/adapters/libevent.h>
+#include <hiredis/async.h>
+#include <hiredis/hiredis.h>
+#endif
+
+#include "store.h"
+
+#define DEFAULT_PORT 6379
+#define PREFIX "sudoku-race:"
+
+int redis_url_parse(const char *url, char *host, size_t hostsz, int *port, int *db, char *err,
+		    size_t errsz)
+{
+	if (strncmp(url, "redis://", 8) != 0) {
+		snprintf(err, errsz, "not a redis:// URL");
+		return -1;
+	}
+	const char *h = url + 8, *p;
+	size_t n;
+	if (*h == '[') { /* an IPv6 address */
+		const char *close = strchr(h, ']');
+		if (!close) {
+			snprintf(err, errsz, "an IPv6 address without its ']'");
+			return -1;
+		}
+		h++;
+		n = (size_t)(close - h);
+		p = close + 1;
+	} else {
+		n = strcspn(h, ":/");
+		p = h + n;
+	}
+	if (n == 0 || n >= hostsz) {
+		snprintf(err, errsz, n ? "a host name too long" : "no host (redis://HOST[:PORT][/DB])");
+		return -1;
+	}
+	if (memchr(h, '@', n)) {
+		snprintf(err, errsz, "a user or password in the URL is not supported");
+		return -1;
+	}
+	memcpy(host, h, n);
+	host[n] = '\0';
+	*port = DEFAULT_PORT;
+	*db = 0;
+	if (*p == ':') {
+		long v = 0;
+		const char *d = ++p;
+		while (*p >= '0' && *p <= '9' && v <= 65535)
+			v = v * 10 + (*p++ - '0');
+		if (p == d || v < 1 || v > 65535 || (*p && *p != '/')) {
+			snprintf(err, errsz, "the port is not a number from 1 to 65535");
+			return -1;
+		}
+		*port = (int)v;
+	}
+	if (*p == '/' && p[1]) {
+		long v = 0;
+		const char *d = ++p;
+		while (*p >= '0' && *p <= '9' && v <= INT_MAX)
+			v = v * 10 + (*p++ - '0');
+		if (p == d || v > INT_MAX || *p) {
+			snprintf(err, errsz, "the database is not a number (redis://HOST[:PORT][/DB])");
+			return -1;
+		}
+		*db = (int)v;
+	} else if (*p == '/') {
+		p++;
+	}
+	if (*p) {
+		snprintf(err, errsz, "'%s' after the host (redis://HOST[:PORT][/DB])", p);
+		return -1;
+	}
+#ifndef HAVE_HIREDIS
+	snprintf(err, errsz, "this sudoku-race was built without Redis support (hiredis: configure "
+			     "--with-hiredis; on Debian, apt-get install libhiredis-dev)");
+	return -1;
+#else
+	return 0;
+#endif
+}
+
+#ifndef HAVE_HIREDIS
+
+/* Without hiredis a redis:// URL is refused as the options are read
+ * (redis_url_parse): none of these is reached. */
+int redis_open(const char *url, char *err, size_t errsz)
+{
+	(void)url;
+	snprintf(err, errsz, "built without Redis support");
+	return -1;
+}
+bool redis_enabled(void)
+{
+	return false;
+}
+enum cache_result redis_lookup(const struct puzzle *pz)
+{
+	(void)pz;
+	return CACHE_MISS;
+}
+void redis_put(const struct grid *puzzle, const struct cache_entry *e)
+{
+	(void)puzzle, (void)e;
+}
+void redis_drop(const struct grid *puzzle)
+{
+	(void)puzzle;
+}
+void redis_race_ended(const struct puzzle *pz)
+{
+	(void)pz;
+}
+void redis_finish(void)
+{
+}
+void redis_close(void)
+{
+}
+void redis_stats(FILE *f)
+{
+	(void)f;
+}
+int redis_command(const char *url, int argc, char **argv)
+{
+	(void)url, (void)argc, (void)argv;
+	fprintf(stderr, "%s: cache: built without Redis support\n", PROGRAM);
+	return 2;
+}
+
+#else
+
+#define ALIVE_MS 3000   /* an owner's key lives this long unless renewed */
+#define RENEW_MS 1000
+#define CLAIM_MS 600000 /* a claim whose release was lost goes in the end */
+#define SILENCE_MS 2000 /* asked, and no answer for this long: it is gone */
+#define WATCH_MS 250
+/* A waiting puzzle asks again after 1, 2, 4 ... 16 ms, then after an eighth
+ * of its wait so far (250 ms at most): two racers meeting the same puzzles
+ * at once lose little, and a long wait costs the server little. */
+#define POLL_FIRST_MS 1
+#define POLL_FAST_MS 16
+#define POLL_MAX_MS 250
+
+/* KEYS: the entry, the claim. ARGV: owner, claim ms, 1 when an entry must
+ * know uniqueness (--count), the alive keys' prefix. Returns the entry, or
+ * 1 (claimed), 2 (claimed from a racer gone), 0 (a racer has it). Byte 3
+ * of an entry is its uniqueness (cache.c). */
+static const char claim_script[] =
+	"local v = redis.call('GET', KEYS[1])\n"
+	"if v and (ARGV[3] == '0' or string.byte(v, 3) ~= 0) then return v end\n"
+	"local o = redis.call('GET', KEYS[2])\n"
+	"if o and (o == ARGV[1] or redis.call('EXISTS', ARGV[4] .. o) == 1) then return 0 end\n"
+	"redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])\n"
+	"if o then return 2 end\n"
+	"return 1\n";
+/* KEYS: the claim; ARGV: owner. Deletes the claim if it is still ours. */
+static const char release_script[] =
+	"if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end\n"
+	"return 0\n";
+
+static redisAsyncContext *ctx;
+static bool up, failed;
+static char where[300];     /* the URL, for messages */
+static char owner[128];     /* this racer: host:pid:random */
+static char alive_key[200];
+static long outstanding;    /* commands sent, not answered */
+static uint64_t quiet_ns;   /* the last answer, or when asking began */
+static struct event *watch_timer, *renew_timer;
+static struct {
+	long claimed, taken_over, waited;
+} rs;
+static char fail_why[256];
+
+/* A look-up in flight; privdata of its commands. */
+struct lookup {
+	uint64_t seq;
+	char hex[GRID_HASH_HEX];
+	bool claiming;               /* the claim script, not the first GET */
+	bool waited;                 /* counted in rs.waited */
+	int delay_ms;                /* the wait before asking again */
+	uint64_t wait_ns;            /* waiting since */
+	char bad[GRID_ERR_MAX + 64]; /* a bad entry dropped on the way */
+};
+
+/* Puzzles waiting for another racer's claim. */
+struct waiter {
+	struct lookup *lk;
+	struct event *ev;
+	struct waiter *prev, *next;
+};
+static struct waiter *waiters;
+
+/* privdata of writes, to count them */
+static char write_tag;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static void key_of(const struct grid *g, char hex[GRID_HASH_HEX])
+{
+	grid_hash_hex(grid_hash(g), hex);
+}
+
+static void on_reply(redisAsyncContext *c, void *r, void *privdata);
+
+static bool send_argv(void *privdata, int argc, const char **argv, const size_t *lens)
+{
+	if (!up || !ctx)
+		return false;
+	if (redisAsyncCommandArgv(ctx, on_reply, privdata, argc, argv, lens) != REDIS_OK) {
+		fail("cannot send a command: %s", ctx->errstr[0] ? ctx->errstr : "the connection is closing");
+		return false;
+	}
+	if (outstanding++ == 0)
+		quiet_ns = now_ns();
+	return true;
+}
+
+static void unlink_waiter(struct waiter *w)
+{
+	if (w->prev)
+		w->prev->next = w->next;
+	else
+		waiters = w->next;
+	if (w->next)
+		w->next->prev = w->prev;
+	event_free(w->ev);
+}
+
+/* The look-up's end: told to race.c, and freed. */
+static void answer(struct lookup *lk, enum cache_result r, const struct cache_entry *e)
+{
+	/* as cache.c counts: a bad entry is not a miss too */
+	if (r == CACHE_HIT)
+		cache_counts.hits++;
+	else if (!lk->bad[0])
+		cache_counts.misses++;
+	race_cache_reply(lk->seq, r, e, lk->bad[0] ? lk->bad : NULL);
+	free(lk);
+}
+
+/* Every puzzle waiting for a claim: raced here (tell) or forgotten. */
+static void drop_waiters(bool tell)
+{
+	while (waiters) {
+		struct waiter *w = waiters;
+		struct lookup *lk = w->lk;
+		unlink_waiter(w);
+		free(w);
+		if (tell)
+			answer(lk, CACHE_MISS, NULL);
+		else
+			free(lk);
+	}
+}
+
+/* The server is gone (or unusable): said once; every look-up in flight and
+ * every puzzle waiting is raced; no more commands. */
+static void fail(const char *fmt, ...)
+{
+	if (!up)
+		return;
+	up = false;
+	failed = true;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(fail_why, sizeof fail_why, fmt, ap);
+	va_end(ap);
+	warn("cache: %s: %s; going on without the cache", where, fail_why);
+	if (watch_timer)
+		evtimer_del(watch_timer);
+	if (renew_timer)
+		evtimer_del(renew_timer);
+	if (ctx) {
+		redisAsyncContext *c = ctx;
+		ctx = NULL;
+		/* one hiredis is freeing already ends by itself; inside a
+		 * callback, redisAsyncFree waits for the callback's return */
+		if (!(c->c.flags & (REDIS_DISCONNECTING | REDIS_FREEING)))
+			redisAsyncFree(c); /* look-ups in flight: on_reply(NULL) */
+	}
+	drop_waiters(true);
+}
+
+/* An entry read for pz: is it a hit? CACHE_MISS: from a newer racer, or
+ * --count needs uniqueness it does not know. */
+static enum cache_result check_entry(const struct puzzle *pz, const char *data, size_t len,
+				     struct cache_entry *e, char *why, size_t whysz)
+{
+	static struct grid stored;
+	const struct grid *g = &pz->item.grid;
+	int d = cache_decode(data, len, &stored, e, why, whysz);
+	if (d == 0)
+		return CACHE_MISS;
+	if (d < 0)
+		return CACHE_BAD;
+	if (stored.box != g->box || memcmp(stored.cell, g->cell, (size_t)g->cells) != 0) {
+		snprintf(why, whysz, "it is the entry of another puzzle");
+		return CACHE_BAD;
+	}
+	if (e->verdict == V_SOLVED && !grid_verify(g, &e->solution, why, whysz))
+		return CACHE_BAD;
+	if (opt.count && e->verdict == V_SOLVED && e->uniq == UNIQ_UNKNOWN)
+		return CACHE_MISS;
+	return CACHE_HIT;
+}
+
+static void drop_hex(const char *hex)
+{
+	char key[64];
+	snprintf(key, sizeof key, PREFIX "%s", hex);
+	const char *argv[] = {"DEL", key};
+	send_argv(NULL, 2, argv, NULL);
+}
+
+static void claim(struct lookup *lk)
+{
+	char vkey[64], ckey[64], ms[24];
+	snprintf(vkey, sizeof vkey, PREFIX "%s", lk->hex);
+	snprintf(ckey, sizeof ckey, PREFIX "claim:%s", lk->hex);
+	snprintf(ms, sizeof ms, "%d", CLAIM_MS);
+	const char *argv[] = {"EVAL", claim_script, "2", vkey, ckey, owner, ms, opt.count ? "1" : "0",
+			      PREFIX "alive:"};
+	lk->claiming = true;
+	if (!send_argv(lk, 9, argv, NULL))
+		answer(lk, CACHE_MISS, NULL);
+}
+
+static void on_poll(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what;
+	struct waiter *w = arg;
+	struct lookup *lk = w->lk;
+	unlink_waiter(w);
+	free(w);
+	claim(lk);
+}
+
+/* A racer has the puzzle: ask again a little later. */
+static void wait_for_claim(struct lookup *lk)
+{
+	if (!lk->waited) {
+		lk->waited = true;
+		rs.waited++;
+	}
+	if (!lk->wait_ns)
+		lk->wait_ns = now_ns();
+	lk->delay_ms = lk->delay_ms ? lk->delay_ms * 2 : POLL_FIRST_MS;
+	if (lk->delay_ms > POLL_FAST_MS)
+		lk->delay_ms = POLL_FAST_MS;
+	double eighth = ms_since(lk->wait_ns) / 8;
+	if (eighth > lk->delay_ms)
+		lk->delay_ms = eighth < POLL_MAX_MS ? (int)eighth : POLL_MAX_MS;
+	struct waiter *w = xcalloc(1, sizeof *w);
+	w->lk = lk;
+	w->ev = evtimer_new(base, on_poll, w);
+	if (!w->ev)
+		die("cannot create a timer");
+	w->next = waiters;
+	if (waiters)
+		waiters->prev = w;
+	waiters = w;
+	struct timeval tv = ms_tv(lk->delay_ms);
+	evtimer_add(w->ev, &tv);
+}
+
+static void on_lookup_reply(struct lookup *lk, const struct puzzle *pz, const redisReply *reply)
+{
+	static struct cache_entry e;
+	char why[GRID_ERR_MAX + 64];
+	if (reply->type == REDIS_REPLY_INTEGER && lk->claiming) {
+		if (reply->integer == 0) {
+			wait_for_claim(lk);
+			return;
+		}
+		rs.claimed++;
+		if (reply->integer == 2)
+			rs.taken_over++;
+		answer(lk, CACHE_MISS, NULL);
+		return;
+	}
+	if (reply->type == REDIS_REPLY_NIL && !lk->claiming) {
+		claim(lk);
+		return;
+	}
+	if (reply->type != REDIS_REPLY_STRING) {
+		fail("an answer of an unexpected type (%d)", reply->type);
+		answer(lk, CACHE_MISS, NULL);
+		return;
+	}
+	switch (check_entry(pz, reply->str, reply->len, &e, why, sizeof why)) {
+	case CACHE_HIT:
+		answer(lk, CACHE_HIT, &e);
+		return;
+	case CACHE_BAD:
+		cache_counts.bad++;
+		snprintf(lk->bad, sizeof lk->bad, "%s", why);
+		drop_hex(lk->hex);
+		break;
+	default:
+		break;
+	}
+	/* not usable: claimed and raced (a second bad entry in a row, or one
+	 * the claim script gave: raced without a claim) */
+	if (!lk->claiming)
+		claim(lk);
+	else
+		answer(lk, CACHE_MISS, NULL);
+}
+
+static void on_reply(redisAsyncContext *c, void *r, void *privdata)
+{
+	(void)c;
+	const redisReply *reply = r;
+	outstanding--;
+	quiet_ns = now_ns();
+	if (reply && reply->type == REDIS_REPLY_ERROR)
+		fail("the server said: %s", reply->str);
+	if (privdata == &write_tag) {
+		if (reply && reply->type == REDIS_REPLY_STATUS)
+			cache_counts.written++;
+		return;
+	}
+	struct lookup *lk = privdata;
+	if (!lk)
+		return;
+	const struct puzzle *pz = race_find(lk->seq);
+	if (!pz || pz->state != PZ_LOOKUP) { /* the run is ending */
+		free(lk);
+		return;
+	}
+	if (!reply || !up || reply->type == REDIS_REPLY_ERROR)
+		answer(lk, CACHE_MISS, NULL);
+	else
+		on_lookup_reply(lk, pz, reply);
+}
+
+static void on_connect(const redisAsyncContext *c, int status)
+{
+	if (status != REDIS_OK) {
+		ctx = NULL; /* hiredis frees it */
+		fail("cannot connect: %s", c->errstr);
+	}
+}
+
+static void on_disconnect(const redisAsyncContext *c, int status)
+{
+	if (ctx == c) {
+		ctx = NULL; /* hiredis frees it */
+		fail("connection lost%s%s", status == REDIS_OK ? "" : ": ", status == REDIS_OK ? "" : c->errstr);
+	}
+}
+
+static void on_watch(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	if (up && outstanding > 0 && ms_since(quiet_ns) > SILENCE_MS)
+		fail("no answer for %d s", SILENCE_MS / 1000);
+}
+
+static void renew_alive(void)
+{
+	char ms[24];
+	snprintf(ms, sizeof ms, "%d", ALIVE_MS);
+	const char *argv[] = {"SET", alive_key, owner, "PX", ms};
+	send_argv(NULL, 5, argv, NULL);
+}
+
+static void on_renew(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	renew_alive();
+}
+
+int redis_open(const char *url, char *err, size_t errsz)
+{
+	char host[256];
+	int port, db;
+	snprintf(where, sizeof where, "%s", url);
+	if (redis_url_parse(url, host, sizeof host, &port, &db, err, errsz) < 0)
+		return -1;
+	char hostname[64] = "";
+	gethostname(hostname, sizeof hostname - 1);
+	snprintf(owner, sizeof owner, "%s:%ld:%08lx", hostname, (long)getpid(),
+		 (unsigned long)((now_ns() ^ (uint64_t)getpid() << 32) & 0xffffffffu));
+	snprintf(alive_key, sizeof alive_key, PREFIX "alive:%s", owner);
+	/* a host name is resolved here, before the first puzzle (hiredis
+	 * resolves it blocking); connecting itself does not block */
+	ctx = redisAsyncConnect(host, port);
+	if (!ctx || ctx->err) {
+		snprintf(err, errsz, "%s: cannot connect: %s", url, ctx ? ctx->errstr : "out of memory");
+		if (ctx)
+			redisAsyncFree(ctx);
+		ctx = NULL;
+		return -1;
+	}
+	if (redisLibeventAttach(ctx, base) != REDIS_OK) {
+		snprintf(err, errsz, "%s: cannot attach to the event loop", url);
+		redisAsyncFree(ctx);
+		ctx = NULL;
+		return -1;
+	}
+	redisAsyncSetConnectCallback(ctx, on_connect);
+	redisAsyncSetDisconnectCallback(ctx, on_disconnect);
+	up = true;
+	watch_timer = event_new(base, -1, EV_PERSIST, on_watch, NULL);
+	renew_timer = event_new(base, -1, EV_PERSIST, on_renew, NULL);
+	if (!watch_timer || !renew_timer)
+		die("cannot create a timer");
+	struct timeval watch = ms_tv(WATCH_MS), renew = ms_tv(RENEW_MS);
+	evtimer_add(watch_timer, &watch);
+	evtimer_add(renew_timer, &renew);
+	/* sent once connected, before any look-up */
+	if (db) {
+		char dbs[16];
+		snprintf(dbs, sizeof dbs, "%d", db);
+		const char *argv[] = {"SELECT", dbs};
+		send_argv(NULL, 2, argv, NULL);
+	}
+	renew_alive();
+	return 0;
+}
+
+bool redis_enabled(void)
+{
+	return up;
+}
+
+enum cache_result redis_lookup(const struct puzzle *pz)
+{
+	struct lookup *lk = xcalloc(1, sizeof *lk);
+	lk->seq = pz->seq;
+	key_of(&pz->item.grid, lk->hex);
+	char vkey[64];
+	snprintf(vkey, sizeof vkey, PREFIX "%s", lk->hex);
+	const char *argv[] = {"GET", vkey};
+	if (!send_argv(lk, 2, argv, NULL)) {
+		free(lk);
+		cache_counts.misses++;
+		return CACHE_MISS;
+	}
+	return CACHE_PENDING;
+}
+
+void redis_put(const struct grid *puzzle, const struct cache_entry *e)
+{
+	if (!up)
+		return;
+	static uint8_t *buf;
+	if (!buf)
+		buf = xmalloc(cache_value_max());
+	size_t len = cache_encode(puzzle, e, buf, cache_value_max());
+	char hex[GRID_HASH_HEX], key[64];
+	key_of(puzzle, hex);
+	snprintf(key, sizeof key, PREFIX "%s", hex);
+	const char *argv[] = {"SET", key, (const char *)buf};
+	const size_t lens[] = {3, strlen(key), len};
+	send_argv(&write_tag, 3, argv, lens);
+}
+
+void redis_drop(const struct grid *puzzle)
+{
+	char hex[GRID_HASH_HEX];
+	key_of(puzzle, hex);
+	drop_hex(hex);
+}
+
+void redis_race_ended(const struct puzzle *pz)
+{
+	if (!up)
+		return;
+	char hex[GRID_HASH_HEX], ckey[64];
+	key_of(&pz->item.grid, hex);
+	snprintf(ckey, sizeof ckey, PREFIX "claim:%s", hex);
+	const char *argv[] = {"EVAL", release_script, "1", ckey, owner};
+	send_argv(NULL, 5, argv, NULL);
+}
+
+void redis_finish(void)
+{
+	drop_waiters(false);
+	if (!up)
+		return;
+	/* our claims (of a run cut short) are free at once */
+	const char *argv[] = {"DEL", alive_key};
+	send_argv(NULL, 2, argv, NULL);
+	if (renew_timer)
+		evtimer_del(renew_timer);
+	/* the watchdog ends this wait if the server falls silent */
+	while (up && ctx && outstanding > 0)
+		event_base_loop(base, EVLOOP_ONCE);
+}
+
+void redis_close(void)
+{
+	drop_waiters(false);
+	up = false;
+	if (ctx) {
+		redisAsyncContext *c = ctx;
+		ctx = NULL;
+		redisAsyncFree(c);
+	}
+	if (watch_timer)
+		event_free(watch_timer);
+	if (renew_timer)
+		event_free(renew_timer);
+	watch_timer = renew_timer = NULL;
+}
+
+void redis_stats(FILE *f)
+{
+	fprintf(f, "%s: cache: %s: %ld puzzles claimed (%ld from racers gone), %ld waited for a claim%s%s\n",
+		PROGRAM, where, rs.claimed, rs.taken_over, rs.waited, failed ? "; given up: " : "",
+		failed ? fail_why : "");
+}
+
+/* --- sudoku-race cache stats|clear on a redis:// cache (blocking: no loop) --- */
+
+static redisContext *command_connect(const char *url)
+{
+	char host[256], err[256];
+	int port, db;
+	if (redis_url_parse(url, host, sizeof host, &port, &db, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, url, err);
+		return NULL;
+	}
+	struct timeval tv = {2, 0};
+	redisContext *c = redisConnectWithTimeout(host, port, tv);
+	if (!c || c->err) {
+		fprintf(stderr, "%s: cache: %s: cannot connect: %s\n", PROGRAM, url, c ? c->errstr : "out of memory");
+		if (c)
+			redisFree(c);
+		return NULL;
+	}
+	redisSetTimeout(c, tv);
+	if (db) {
+		redisReply *r = redisCommand(c, "SELECT %d", db);
+		bool ok = r && r->type == REDIS_REPLY_STATUS;
+		if (!ok)
+			fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, url, r ? r->str : c->errstr);
+		freeReplyObject(r);
+		if (!ok) {
+			redisFree(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+/* Every key of ours, a SCAN batch at a time: entries, claims, racers
+ * running; clear deletes them. */
+static int scan_keys(redisContext *c, const char *url, bool clear, long *entries, long *claims,
+		     long *alive)
+{
+	char cursor[32] = "0";
+	do {
+		redisReply *r = redisCommand(c, "SCAN %s MATCH %s* COUNT 1000", cursor, PREFIX);
+		if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
+			fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, url,
+				r && r->type == REDIS_REPLY_ERROR ? r->str : c->errstr);
+			freeReplyObject(r);
+			return -1;
+		}
+		snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+		const redisReply *keys = r->element[1];
+		for (size_t i = 0; i < keys->elements; i++) {
+			const char *k = keys->element[i]->str + strlen(PREFIX);
+			if (strncmp(k, "claim:", 6) == 0)
+				(*claims)++;
+			else if (strncmp(k, "alive:", 6) == 0)
+				(*alive)++;
+			else
+				(*entries)++;
+			if (clear) {
+				redisReply *d = redisCommand(c, "DEL %b", keys->element[i]->str,
+							     keys->element[i]->len);
+				freeReplyObject(d);
+			}
+		}
+		freeReplyObject(r);
+	} while (strcmp(cursor, "0") != 0);
+	return 0;
+}
+
+int redis_command(const char *url, int argc, char **argv)
+{
+	const char *sub = argc > 1 ? argv[1] : "";
+	bool stats = strcmp(sub, "stats") == 0, clear = strcmp(sub, "clear") == 0;
+	if (!stats && !clear) {
+		fprintf(stderr, "%s: cache: %s: only 'cache stats' and 'cache clear' take a redis:// cache\n",
+			PROGRAM, url);
+		return 2;
+	}
+	if (argc > 2) {
+		fprintf(stderr, "%s: usage: %s --cache URL cache stats|clear\n", PROGRAM, PROGRAM);
+		return 2;
+	}
+	redisContext *c = command_connect(url);
+	if (!c)
+		return 2;
+	long entries = 0, claims = 0, alive = 0;
+	int rc = scan_keys(c, url, clear, &entries, &claims, &alive);
+	redisFree(c);
+	if (rc < 0)
+		return 2;
+	if (clear)
+		printf("cache: %s: %ld entries cleared\n", url, entries);
+	else
+		printf("cache: %s\nentries: %ld\nclaims: %ld (racers running: %ld)\n", url, entries, claims,
+		       alive);
+	return 0;
+}
+
+#endif
