@@ -1,0 +1,98 @@
+/* The worker driver's own parts, shared between its files (not the
+ * algorithms' interface: that is worker.h):
+ *
+ *   driver.c          main, the options' values, clocks, the device
+ *   driver_options.c  the command line and --help
+ *   driver_context.c  the algorithm's side of worker.h: stop checks,
+ *                     progress, counting, seeds, stages' times
+ *   driver_protocol.c protocol mode (PROTOCOL.md) and its output
+ *   driver_filter.c   filter mode, one puzzle at a time, and the verdicts
+ *   driver_pipeline.c filter mode for algorithms that solve batches */
+#ifndef SUDOKU_DRIVER_H
+#define SUDOKU_DRIVER_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/grid.h"
+#include "worker.h"
+
+#define ALGO worker_algorithm
+
+enum stop_reason { STOP_NONE, STOP_CANCEL, STOP_TIMEOUT, STOP_QUIT };
+
+struct worker_ctx {
+	atomic_int stop;
+	uint64_t start_ns, deadline_ns; /* deadline 0: none */
+	uint64_t progress_ns, next_progress_ns; /* interval 0: no progress */
+	long count_limit;
+	uint64_t seed;
+	const char *id;    /* protocol mode: the request id */
+	const char *where; /* filter mode: "line 7" */
+};
+
+/* The driver's options (driver_options.c reads them). */
+struct driver_options {
+	bool protocol;
+	bool pretty;
+	bool progress;
+	long count_limit; /* 1: first solution only */
+	double time_limit; /* seconds, 0: none */
+	uint64_t seed;
+	long progress_ms;
+	int batch;
+	bool timing;
+};
+
+/* driver.c */
+extern struct driver_options opt;
+extern const char *program;
+extern struct worker_init device;
+uint64_t now_ns(void);
+double ms_since(uint64_t t0);
+const char *kind_word(void);
+bool size_supported(int box);
+
+/* driver_options.c */
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Returns the index of the first FILE argument. */
+int parse_options(int argc, char **argv);
+
+/* driver_context.c */
+void ctx_start(struct worker_ctx *ctx, double limit_s, long progress_ms, long count, uint64_t seed);
+void stage_add(const char *stage, double ms, bool algorithm);
+void stage_report(double wall_ms, long puzzles);
+
+/* driver_protocol.c */
+extern pthread_mutex_t out_lock;
+extern atomic_bool answers_waiting;
+void flush_answers(void);
+void send_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int protocol_main(void);
+
+/* driver_filter.c */
+
+/* Text built up in memory: a batch's answers, formatted by several threads
+ * at once and written in order. */
+struct out_buf {
+	char *p;
+	size_t len, cap;
+};
+
+extern int exit_status;
+char *out_room(struct out_buf *o, size_t more);
+void out_printf(struct out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void format_verdict(struct out_buf *o, const struct grid *puzzle, const struct notation *nt,
+		    enum solve_status st, long count, const struct grid *solution, const char *reason,
+		    bool *failed);
+void describe_unsupported(char *buf, size_t bufsz, const char *file, long line, int side);
+int filter_main(int argc, char **argv, int first);
+
+/* driver_pipeline.c */
+int pipeline_main(int argc, char **argv, int first, uint64_t start_ns);
+
+#endif

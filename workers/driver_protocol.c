@@ -1,0 +1,602 @@
+/* Protocol mode (PROTOCOL.md): a reader thread takes requests into a
+ * queue, solving threads answer them in order; the output keeps lines
+ * whole and lets final answers wait to go out in runs. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "line_reader.h"
+#include "protocol/message.h"
+#include "driver.h"
+
+/* --- output --- */
+
+pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Answers waiting in the buffer below (see send_answer). */
+atomic_bool answers_waiting;
+
+/* Protocol mode: whole lines to standard output, never split between two
+ * writers. Final answers may wait in a buffer while more puzzles are queued
+ * (one write, and one wake-up of the racer, for a run of easy puzzles); it
+ * is written out before the solver waits for work, when it grows large, and
+ * before any other line (progress, cancel acknowledgements, pong). */
+static char answers[32768];
+static size_t answers_len;
+
+static void write_all(const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t k = write(STDOUT_FILENO, buf, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			/* the racer is gone: nobody wants our answers */
+			_exit(0);
+		}
+		buf += k;
+		n -= (size_t)k;
+	}
+}
+
+/* Called with out_lock held. */
+static void flush_answers_locked(void)
+{
+	if (answers_len)
+		write_all(answers, answers_len);
+	answers_len = 0;
+	atomic_store_explicit(&answers_waiting, false, memory_order_relaxed);
+}
+
+void flush_answers(void)
+{
+	pthread_mutex_lock(&out_lock);
+	flush_answers_locked();
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void send_buf(const char *buf, size_t n, bool later)
+{
+	pthread_mutex_lock(&out_lock);
+	if (later && n <= sizeof answers) {
+		if (answers_len + n > sizeof answers)
+			flush_answers_locked();
+		memcpy(answers + answers_len, buf, n);
+		answers_len += n;
+		atomic_store_explicit(&answers_waiting, true, memory_order_relaxed);
+	} else {
+		flush_answers_locked();
+		write_all(buf, n);
+	}
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void send_vline(bool later, const char *fmt, va_list ap)
+{
+	char buf[PROTO_LINE_MAX];
+	int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
+	if (n < 0)
+		return;
+	if ((size_t)n > sizeof buf - 2)
+		n = (int)sizeof buf - 2;
+	buf[n++] = '\n';
+	send_buf(buf, (size_t)n, later);
+}
+
+void send_line(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	send_vline(false, fmt, ap);
+	va_end(ap);
+}
+
+/* A final answer: may wait in the buffer (see above). */
+static void send_answer(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void send_answer(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	send_vline(true, fmt, ap);
+	va_end(ap);
+}
+
+/* --- protocol mode --- */
+
+enum job_kind { JOB_SOLVE, JOB_ERROR, JOB_CLASH };
+
+struct job {
+	struct job *next;
+	enum job_kind kind;
+	char id[PROTO_ID_MAX];
+	char text[GRID_ERR_MAX + 64]; /* JOB_ERROR, JOB_CLASH: the message */
+	uint64_t seed;
+	long limit_ms, count, progress_ms;
+	atomic_bool cancelled;
+	bool acked; /* its cancel was acknowledged while its batch ran on */
+	struct grid grid;
+};
+
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_wake = PTHREAD_COND_INITIALIZER;
+static struct job *queue_head, *queue_tail;
+static bool input_done, quitting;
+
+/* The batches being solved: one at a time, or for an algorithm with
+ * solve_batch two (the GPU's expansion of one beside the other's
+ * launches), each taken by a solving thread of its own; answers go out in
+ * the order the requests came (turns, by a batch's place in the queue). */
+#define PROTO_SOLVERS 2
+struct slot {
+	struct job **jobs; /* opt.batch at most */
+	int n;
+	struct worker_ctx *ctx;
+	bool waiting; /* solved, waiting for its turn to answer */
+};
+static struct slot slots[PROTO_SOLVERS];
+static int nslots;
+static long turns_taken, turn_now;
+static pthread_cond_t turn_wake = PTHREAD_COND_INITIALIZER;
+
+/* The job of a batch being solved with this id, and its slot. */
+static struct job *running_job(const char *id, struct slot **in)
+{
+	for (int k = 0; k < nslots; k++)
+		for (int i = 0; i < slots[k].n; i++)
+			if (strcmp(slots[k].jobs[i]->id, id) == 0) {
+				*in = &slots[k];
+				return slots[k].jobs[i];
+			}
+	return NULL;
+}
+
+static bool id_in_flight(const char *id)
+{
+	for (struct job *j = queue_head; j; j = j->next)
+		if (strcmp(j->id, id) == 0)
+			return true;
+	struct slot *sl;
+	return running_job(id, &sl) != NULL;
+}
+
+static long field_number(const struct msg *m, const char *key, long dflt, long min, long max,
+			 bool *bad)
+{
+	const char *v = msg_field(m, key);
+	if (!v)
+		return dflt;
+	char *end;
+	errno = 0;
+	long long x = strtoll(v, &end, 10);
+	if (errno || end == v || *end || x < min || x > max) {
+		*bad = true;
+		return dflt;
+	}
+	return (long)x;
+}
+
+/* Turns a solve message into a job (one that may already be answered). */
+static struct job *make_job(const struct msg *m)
+{
+	/* not calloc: the grid's 4 kB are written by grid_parse, as far as the
+	 * puzzle's size needs, and zeroing them was a tenth of a job's cost */
+	struct job *j = malloc(sizeof *j);
+	if (!j) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	j->next = NULL;
+	j->acked = false;
+	j->text[0] = '\0';
+	grid_init(&j->grid, GRID_MIN_BOX);
+	char err[GRID_ERR_MAX];
+	struct notation nt;
+	bool bad = false;
+	snprintf(j->id, sizeof j->id, "%s", m->id);
+	atomic_init(&j->cancelled, false);
+	j->kind = JOB_SOLVE;
+	j->limit_ms = field_number(m, "limit_ms", (long)(opt.time_limit * 1000), 0, 1L << 40, &bad);
+	j->count = field_number(m, "count", 1, 1, 1L << 50, &bad);
+	j->progress_ms = field_number(m, "progress_ms", 0, 0, 1L << 40, &bad);
+	if (j->progress_ms > 0 && j->progress_ms < 10)
+		j->progress_ms = 10;
+	const char *seed = msg_field(m, "seed");
+	j->seed = opt.seed;
+	if (seed) {
+		char *end;
+		errno = 0;
+		j->seed = strtoull(seed, &end, 10);
+		bad |= errno || end == seed || *end;
+	}
+	if (bad) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "bad field value");
+	} else if (grid_parse(m->argv[0], strlen(m->argv[0]), &j->grid, &nt, err, sizeof err) < 0) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "invalid puzzle: %s", err);
+	} else if (!size_supported(j->grid.box)) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "size %dx%d not supported (box sizes %d-%d)",
+			 j->grid.side, j->grid.side, ALGO.min_box,
+			 device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box);
+	} else if (j->count > 1 && ALGO.kind != WORKER_COMPLETE) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "counting needs a complete worker");
+	} else if (grid_check_givens(&j->grid, err, sizeof err) < 0) {
+		j->kind = JOB_CLASH;
+		snprintf(j->text, sizeof j->text, "%s", err);
+	}
+	return j;
+}
+
+static void handle_cancel(const char *id)
+{
+	pthread_mutex_lock(&queue_lock);
+	struct slot *sl;
+	struct job *j = running_job(id, &sl);
+	if (j) {
+		atomic_store(&j->cancelled, true);
+		bool all = true;
+		for (int k = 0; k < sl->n; k++)
+			all &= atomic_load(&sl->jobs[k]->cancelled);
+		if (all && sl->ctx) {
+			int none = STOP_NONE;
+			atomic_compare_exchange_strong(&sl->ctx->stop, &none, STOP_CANCEL);
+		}
+		/* a batch that goes on for the others, or one that waits for
+		 * the batch before it, must not hold this acknowledgement back
+		 * (PROTOCOL.md 8): send it now, and nothing when it answers */
+		bool ack_now = (!all || sl->waiting) && !j->acked;
+		if (ack_now)
+			j->acked = true;
+		pthread_mutex_unlock(&queue_lock);
+		if (ack_now)
+			send_line("cancelled %s", id);
+		return;
+	}
+	struct job **pp = &queue_head, *prev = NULL;
+	while (*pp && strcmp((*pp)->id, id) != 0) {
+		prev = *pp;
+		pp = &(*pp)->next;
+	}
+	j = *pp;
+	if (j) {
+		*pp = j->next;
+		if (queue_tail == j)
+			queue_tail = prev;
+	}
+	pthread_mutex_unlock(&queue_lock);
+	if (j) {
+		send_line("cancelled %s", j->id);
+		free(j);
+	}
+}
+
+static void *reader_main(void *arg)
+{
+	(void)arg;
+	struct line_reader lr;
+	if (line_reader_init(&lr, STDIN_FILENO, PROTO_LINE_MAX - 1) < 0) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	for (;;) {
+		char *line;
+		size_t len;
+		enum line_status st = line_reader_next(&lr, &line, &len);
+		if (st == LINE_EOF || st == LINE_ERROR)
+			break;
+		if (st == LINE_OVERLONG) {
+			send_line("error - line %ld is longer than %d bytes", lr.lineno, PROTO_LINE_MAX);
+			continue;
+		}
+		struct msg m;
+		char err[128];
+		if (msg_parse(line, len, &m, err, sizeof err) < 0) {
+			send_line("error - line %ld: %s", lr.lineno, err);
+			continue;
+		}
+		switch (m.type) {
+		case MSG_SOLVE: {
+			struct job *j = make_job(&m);
+			pthread_mutex_lock(&queue_lock);
+			if (id_in_flight(j->id)) {
+				j->kind = JOB_ERROR;
+				snprintf(j->text, sizeof j->text, "duplicate id");
+			}
+			j->next = NULL;
+			if (queue_tail)
+				queue_tail->next = j;
+			else
+				queue_head = j;
+			queue_tail = j;
+			pthread_cond_signal(&queue_wake);
+			pthread_mutex_unlock(&queue_lock);
+			break;
+		}
+		case MSG_CANCEL:
+			handle_cancel(m.id);
+			break;
+		case MSG_PING:
+			send_line("pong %s", m.argv[0]);
+			break;
+		case MSG_QUIT:
+			pthread_mutex_lock(&queue_lock);
+			quitting = true;
+			for (int k = 0; k < nslots; k++)
+				if (slots[k].ctx)
+					atomic_store(&slots[k].ctx->stop, STOP_QUIT);
+			pthread_cond_broadcast(&queue_wake);
+			pthread_cond_broadcast(&turn_wake);
+			pthread_mutex_unlock(&queue_lock);
+			line_reader_free(&lr);
+			return NULL;
+		default:
+			break; /* unknown or not for a worker: ignored (PROTOCOL.md 9) */
+		}
+	}
+	line_reader_free(&lr);
+	pthread_mutex_lock(&queue_lock);
+	input_done = true;
+	pthread_cond_broadcast(&queue_wake);
+	pthread_mutex_unlock(&queue_lock);
+	return NULL;
+}
+
+static void send_final(const struct job *j, enum solve_status st, const struct solve_result *res,
+		       enum stop_reason why, double ms)
+{
+	char grid[GRID_MAX_CELLS * 3 + 1];
+	if (j->acked)
+		return;
+	if (atomic_load(&j->cancelled)) {
+		send_answer("cancelled %s", j->id);
+		return;
+	}
+	switch (st) {
+	case SOLVE_SOLVED:
+		if (!grid_verify(&j->grid, &res->solution, NULL, 0)) {
+			/* never pass on a wrong answer, even our own */
+			send_answer("error %s internal error: %s found a wrong answer", j->id, ALGO.name);
+			return;
+		}
+		msg_format_grid(&res->solution, grid, sizeof grid);
+		if (j->count > 1)
+			send_answer("count %s %ld %s nodes=%" PRIu64 " ms=%.3f", j->id, res->count, grid,
+				  res->nodes, ms);
+		else
+			send_answer("solution %s %s nodes=%" PRIu64 " ms=%.3f", j->id, grid, res->nodes, ms);
+		break;
+	case SOLVE_UNSAT:
+		if (j->count > 1)
+			send_answer("count %s 0 nodes=%" PRIu64 " ms=%.3f", j->id, res->nodes, ms);
+		else
+			send_answer("unsat %s nodes=%" PRIu64 " ms=%.3f", j->id, res->nodes, ms);
+		break;
+	case SOLVE_GAVEUP:
+		send_answer("gaveup %s %s ms=%.3f", j->id, res->reason[0] ? res->reason : "unknown", ms);
+		break;
+	case SOLVE_STOPPED:
+		if (why == STOP_CANCEL)
+			send_answer("cancelled %s", j->id);
+		else
+			send_answer("gaveup %s timeout ms=%.3f", j->id, ms);
+		break;
+	}
+}
+
+/* Waits for this batch's turn to answer (its place in the queue). */
+static void wait_turn(long turn)
+{
+	pthread_mutex_lock(&queue_lock);
+	while (turn_now != turn)
+		pthread_cond_wait(&turn_wake, &queue_lock);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+static void end_turn(void)
+{
+	pthread_mutex_lock(&queue_lock);
+	turn_now++;
+	pthread_cond_broadcast(&turn_wake);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+/* Solves the batch in slot sl and answers it in its turn. */
+static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
+{
+	struct worker_ctx ctx = {.id = jobs[0]->id};
+	/* one puzzle at a time with one solving thread (all but the GPU): its
+	 * result is kept, and only the fields an algorithm may leave alone are
+	 * cleared (the solution is written whole when there is one) */
+	static struct solve_result one_res;
+	static enum solve_status one_st;
+	struct solve_result *res = &one_res;
+	enum solve_status *st = &one_st;
+	bool own = n > 1 || nslots > 1;
+	if (own) {
+		res = calloc((size_t)n, sizeof *res);
+		st = calloc((size_t)n, sizeof *st);
+		if (!res || !st) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+	} else {
+		one_res.count = 0;
+		one_res.nodes = 0;
+		one_res.reason[0] = '\0';
+		grid_init(&one_res.solution, GRID_MIN_BOX);
+	}
+	long limit = 0;
+	for (int i = 0; i < n; i++)
+		limit = jobs[i]->limit_ms > limit ? jobs[i]->limit_ms : limit;
+	ctx_start(&ctx, (double)limit / 1000.0, jobs[0]->progress_ms, jobs[0]->count, jobs[0]->seed);
+	pthread_mutex_lock(&queue_lock);
+	sl->ctx = &ctx;
+	if (quitting)
+		atomic_store(&ctx.stop, STOP_QUIT);
+	pthread_mutex_unlock(&queue_lock);
+	if (n == 1) {
+		st[0] = ALGO.solve(&jobs[0]->grid, &res[0], &ctx);
+	} else {
+		const struct grid **grids = calloc((size_t)n, sizeof *grids);
+		struct solve_result **out = calloc((size_t)n, sizeof *out);
+		if (!grids || !out)
+			exit(2);
+		for (int i = 0; i < n; i++) {
+			grids[i] = &jobs[i]->grid;
+			out[i] = &res[i];
+		}
+		ALGO.solve_batch(grids, n, out, st, &ctx);
+		free(grids);
+		free(out);
+	}
+	double ms = worker_elapsed_ms(&ctx);
+	/* still in the slot while it waits for its turn, so that a cancel
+	 * finds its jobs; those cancelled already are acknowledged now */
+	bool *ack = calloc((size_t)n, sizeof *ack);
+	if (!ack) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	pthread_mutex_lock(&queue_lock);
+	sl->waiting = true;
+	for (int i = 0; i < n; i++)
+		if (atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked)
+			ack[i] = jobs[i]->acked = true;
+	pthread_mutex_unlock(&queue_lock);
+	for (int i = 0; i < n; i++)
+		if (ack[i])
+			send_line("cancelled %s", jobs[i]->id);
+	free(ack);
+	wait_turn(turn);
+	pthread_mutex_lock(&queue_lock);
+	sl->ctx = NULL;
+	sl->n = 0;
+	sl->waiting = false;
+	bool quit = quitting;
+	pthread_mutex_unlock(&queue_lock);
+	if (!quit)
+		for (int i = 0; i < n; i++)
+			send_final(jobs[i], st[i], &res[i], (enum stop_reason)atomic_load(&ctx.stop), ms);
+	end_turn();
+	if (own) {
+		free(res);
+		free(st);
+	}
+}
+
+/* A solving thread: takes the next batch from the queue into its slot. */
+static void *solver_main(void *arg)
+{
+	struct slot *sl = arg;
+	for (;;) {
+		int n = 0;
+		pthread_mutex_lock(&queue_lock);
+		if (!queue_head) {
+			/* nothing to do: the answers so far go out before the wait */
+			pthread_mutex_unlock(&queue_lock);
+			flush_answers();
+			pthread_mutex_lock(&queue_lock);
+		}
+		while (!queue_head && !input_done && !quitting)
+			pthread_cond_wait(&queue_wake, &queue_lock);
+		if (quitting || !queue_head) {
+			pthread_mutex_unlock(&queue_lock);
+			flush_answers();
+			break;
+		}
+		const long turn = turns_taken++;
+		struct job *head = queue_head;
+		if (head->kind != JOB_SOLVE) {
+			/* already answered: keep its place in the order */
+			queue_head = head->next;
+			if (!queue_head)
+				queue_tail = NULL;
+			pthread_mutex_unlock(&queue_lock);
+			wait_turn(turn);
+			if (head->kind == JOB_CLASH) {
+				if (ALGO.kind == WORKER_COMPLETE)
+					send_answer(head->count > 1 ? "count %s 0 reason=clash" : "unsat %s reason=clash",
+						    head->id);
+				else
+					send_answer("gaveup %s unsat", head->id);
+			} else {
+				send_answer("error %s %s", head->id, head->text);
+			}
+			end_turn();
+			free(head);
+			continue;
+		}
+		/* a batch: solve jobs from the head with the same count */
+		while (queue_head && queue_head->kind == JOB_SOLVE && n < opt.batch &&
+		       queue_head->count == head->count && (n == 0 || ALGO.solve_batch)) {
+			sl->jobs[n++] = queue_head;
+			queue_head = queue_head->next;
+		}
+		if (!queue_head)
+			queue_tail = NULL;
+		sl->n = n;
+		pthread_mutex_unlock(&queue_lock);
+		struct job **copy = malloc((size_t)n * sizeof *copy);
+		if (!copy) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+		memcpy(copy, sl->jobs, (size_t)n * sizeof *copy);
+		solve_jobs(sl, copy, n, turn);
+		for (int i = 0; i < n; i++)
+			free(copy[i]);
+		free(copy);
+	}
+	return NULL;
+}
+
+int protocol_main(void)
+{
+	pthread_t reader, solver[PROTO_SOLVERS];
+	signal(SIGPIPE, SIG_IGN);
+	nslots = ALGO.solve_batch ? PROTO_SOLVERS : 1;
+	for (int k = 0; k < nslots; k++) {
+		slots[k].jobs = calloc((size_t)opt.batch, sizeof *slots[k].jobs);
+		if (!slots[k].jobs)
+			return 2;
+	}
+	char detail[sizeof device.detail + 16] = "";
+	if (device.detail[0]) {
+		char d[sizeof device.detail];
+		snprintf(d, sizeof d, "%s", device.detail);
+		for (char *p = d; *p; p++)
+			if (*p == ' ' || *p < 0x20 || *p == 0x7f)
+				*p = '_';
+		snprintf(detail, sizeof detail, " detail=%s", d);
+	}
+	int max_box = device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box;
+	send_line("hello %s %s proto=%d kind=%s sizes=%d-%d device=%s%s batch=%d", ALGO.name,
+		  PACKAGE_VERSION, PROTO_VERSION, kind_word(), ALGO.min_box, max_box, device.device,
+		  detail, opt.batch);
+	if (pthread_create(&reader, NULL, reader_main, NULL) != 0) {
+		fprintf(stderr, "%s: cannot start the reader thread\n", program);
+		return 2;
+	}
+	pthread_detach(reader);
+	for (int k = 1; k < nslots; k++)
+		if (pthread_create(&solver[k], NULL, solver_main, &slots[k]) != 0) {
+			fprintf(stderr, "%s: cannot start a solving thread\n", program);
+			return 2;
+		}
+	solver_main(&slots[0]);
+	for (int k = 1; k < nslots; k++)
+		pthread_join(solver[k], NULL);
+	return 0;
+}
+
