@@ -31,11 +31,6 @@ double ms_since(uint64_t t0)
 
 /* --- answers --- */
 
-const char *kind_word(void)
-{
-	return ALGO.kind == WORKER_COMPLETE ? "complete" : "stochastic";
-}
-
 bool size_supported(int box)
 {
 	return box >= ALGO.min_box && box <= ALGO.max_box && box <= device.max_box;

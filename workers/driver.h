@@ -54,7 +54,6 @@ extern const char *program;
 extern struct worker_init device;
 uint64_t now_ns(void);
 double ms_since(uint64_t t0);
-const char *kind_word(void);
 bool size_supported(int box);
 
 /* driver_options.c */
@@ -71,7 +70,8 @@ void stage_report(double wall_ms, long puzzles);
 extern pthread_mutex_t out_lock;
 extern atomic_bool answers_waiting;
 void flush_answers(void);
-void send_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A line from the codec (msg_write_*'s length); later: a final answer. */
+void send_msg(const char *line, int len, bool later);
 int protocol_main(void);
 
 /* driver_filter.c */

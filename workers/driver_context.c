@@ -7,11 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "protocol/message.h"
 #include "driver.h"
 
 /* --- the algorithm's side of worker.h --- */
-
-/* Answers waiting in the protocol mode's buffer (see send_answer). */
 
 bool worker_should_stop(struct worker_ctx *ctx)
 {
@@ -71,7 +70,8 @@ void worker_progress(struct worker_ctx *ctx, const char *fmt, ...)
 	uint64_t now = now_ns();
 	ctx->next_progress_ns = now + ctx->progress_ns;
 	if (opt.protocol) {
-		send_line("progress %s %s", ctx->id, fields);
+		char line[sizeof fields + PROTO_ID_MAX + 16];
+		send_msg(line, msg_write_progress(line, sizeof line, ctx->id, fields), false);
 	} else {
 		pthread_mutex_lock(&out_lock);
 		fprintf(stderr, "%s: %s: %s (%.1f s)\n", program, ctx->where, fields,

@@ -80,34 +80,31 @@ static void send_buf(const char *buf, size_t n, bool later)
 	pthread_mutex_unlock(&out_lock);
 }
 
-static void send_vline(bool later, const char *fmt, va_list ap)
+/* A line written by the codec (msg_write_*: its length, -1 when it did not
+ * fit, which the line limit rules out); later: a final answer, which may
+ * wait in the buffer (see above). */
+void send_msg(const char *line, int len, bool later)
 {
-	char buf[PROTO_LINE_MAX];
-	int n = vsnprintf(buf, sizeof buf - 1, fmt, ap);
-	if (n < 0)
-		return;
-	if ((size_t)n > sizeof buf - 2)
-		n = (int)sizeof buf - 2;
-	buf[n++] = '\n';
-	send_buf(buf, (size_t)n, later);
+	if (len > 0)
+		send_buf(line, (size_t)len, later);
 }
 
-void send_line(const char *fmt, ...)
+static void send_cancelled(const char *id, bool later)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	send_vline(false, fmt, ap);
-	va_end(ap);
+	char line[PROTO_ID_MAX + 16];
+	send_msg(line, msg_write_cancelled(line, sizeof line, id), later);
 }
 
-/* A final answer: may wait in the buffer (see above). */
-static void send_answer(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void send_answer(const char *fmt, ...)
+/* An error about request id (NULL: about no request), its text formatted. */
+static void send_error(const char *id, bool later, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void send_error(const char *id, bool later, const char *fmt, ...)
 {
+	char text[GRID_ERR_MAX + 256], line[sizeof text + PROTO_ID_MAX + 16];
 	va_list ap;
 	va_start(ap, fmt);
-	send_vline(true, fmt, ap);
+	vsnprintf(text, sizeof text, fmt, ap);
 	va_end(ap);
+	send_msg(line, msg_write_error(line, sizeof line, id, text), later);
 }
 
 /* --- protocol mode --- */
@@ -168,22 +165,6 @@ static bool id_in_flight(const char *id)
 	return running_job(id, &sl) != NULL;
 }
 
-static long field_number(const struct msg *m, const char *key, long dflt, long min, long max,
-			 bool *bad)
-{
-	const char *v = msg_field(m, key);
-	if (!v)
-		return dflt;
-	char *end;
-	errno = 0;
-	long long x = strtoll(v, &end, 10);
-	if (errno || end == v || *end || x < min || x > max) {
-		*bad = true;
-		return dflt;
-	}
-	return (long)x;
-}
-
 /* Turns a solve message into a job (one that may already be answered). */
 static struct job *make_job(const struct msg *m)
 {
@@ -204,19 +185,12 @@ static struct job *make_job(const struct msg *m)
 	snprintf(j->id, sizeof j->id, "%s", m->id);
 	atomic_init(&j->cancelled, false);
 	j->kind = JOB_SOLVE;
-	j->limit_ms = field_number(m, "limit_ms", (long)(opt.time_limit * 1000), 0, 1L << 40, &bad);
-	j->count = field_number(m, "count", 1, 1, 1L << 50, &bad);
-	j->progress_ms = field_number(m, "progress_ms", 0, 0, 1L << 40, &bad);
+	j->limit_ms = msg_field_long(m, "limit_ms", (long)(opt.time_limit * 1000), 0, 1L << 40, &bad);
+	j->count = msg_field_long(m, "count", 1, 1, 1L << 50, &bad);
+	j->progress_ms = msg_field_long(m, "progress_ms", 0, 0, 1L << 40, &bad);
 	if (j->progress_ms > 0 && j->progress_ms < 10)
 		j->progress_ms = 10;
-	const char *seed = msg_field(m, "seed");
-	j->seed = opt.seed;
-	if (seed) {
-		char *end;
-		errno = 0;
-		j->seed = strtoull(seed, &end, 10);
-		bad |= errno || end == seed || *end;
-	}
+	j->seed = msg_field_u64(m, "seed", opt.seed, &bad);
 	if (bad) {
 		j->kind = JOB_ERROR;
 		snprintf(j->text, sizeof j->text, "bad field value");
@@ -260,7 +234,7 @@ static void handle_cancel(const char *id)
 			j->acked = true;
 		pthread_mutex_unlock(&queue_lock);
 		if (ack_now)
-			send_line("cancelled %s", id);
+			send_cancelled(id, false);
 		return;
 	}
 	struct job **pp = &queue_head, *prev = NULL;
@@ -276,7 +250,7 @@ static void handle_cancel(const char *id)
 	}
 	pthread_mutex_unlock(&queue_lock);
 	if (j) {
-		send_line("cancelled %s", j->id);
+		send_cancelled(j->id, false);
 		free(j);
 	}
 }
@@ -296,13 +270,13 @@ static void *reader_main(void *arg)
 		if (st == LINE_EOF || st == LINE_ERROR)
 			break;
 		if (st == LINE_OVERLONG) {
-			send_line("error - line %ld is longer than %d bytes", lr.lineno, PROTO_LINE_MAX);
+			send_error(NULL, false, "line %ld is longer than %d bytes", lr.lineno, PROTO_LINE_MAX);
 			continue;
 		}
 		struct msg m;
 		char err[128];
 		if (msg_parse(line, len, &m, err, sizeof err) < 0) {
-			send_line("error - line %ld: %s", lr.lineno, err);
+			send_error(NULL, false, "line %ld: %s", lr.lineno, err);
 			continue;
 		}
 		switch (m.type) {
@@ -326,9 +300,11 @@ static void *reader_main(void *arg)
 		case MSG_CANCEL:
 			handle_cancel(m.id);
 			break;
-		case MSG_PING:
-			send_line("pong %s", m.argv[0]);
+		case MSG_PING: {
+			char pong[PROTO_LINE_MAX];
+			send_msg(pong, msg_write_pong(pong, sizeof pong, m.argv[0]), false);
 			break;
+		}
 		case MSG_QUIT:
 			pthread_mutex_lock(&queue_lock);
 			quitting = true;
@@ -355,43 +331,44 @@ static void *reader_main(void *arg)
 static void send_final(const struct job *j, enum solve_status st, const struct solve_result *res,
 		       enum stop_reason why, double ms)
 {
-	char grid[GRID_MAX_CELLS * 3 + 1];
 	if (j->acked)
 		return;
 	if (atomic_load(&j->cancelled)) {
-		send_answer("cancelled %s", j->id);
+		send_cancelled(j->id, true);
 		return;
 	}
+	char line[PROTO_LINE_MAX];
+	const struct msg_effort effort = {res->nodes, ms};
+	int n = -1;
 	switch (st) {
 	case SOLVE_SOLVED:
 		if (!grid_verify(&j->grid, &res->solution, NULL, 0)) {
 			/* never pass on a wrong answer, even our own */
-			send_answer("error %s internal error: %s found a wrong answer", j->id, ALGO.name);
+			send_error(j->id, true, "internal error: %s found a wrong answer", ALGO.name);
 			return;
 		}
-		msg_format_grid(&res->solution, grid, sizeof grid);
 		if (j->count > 1)
-			send_answer("count %s %ld %s nodes=%" PRIu64 " ms=%.3f", j->id, res->count, grid,
-				  res->nodes, ms);
+			n = msg_write_count(line, sizeof line, j->id, res->count, &res->solution, &effort, NULL);
 		else
-			send_answer("solution %s %s nodes=%" PRIu64 " ms=%.3f", j->id, grid, res->nodes, ms);
+			n = msg_write_solution(line, sizeof line, j->id, &res->solution, &effort);
 		break;
 	case SOLVE_UNSAT:
 		if (j->count > 1)
-			send_answer("count %s 0 nodes=%" PRIu64 " ms=%.3f", j->id, res->nodes, ms);
+			n = msg_write_count(line, sizeof line, j->id, 0, NULL, &effort, NULL);
 		else
-			send_answer("unsat %s nodes=%" PRIu64 " ms=%.3f", j->id, res->nodes, ms);
+			n = msg_write_unsat(line, sizeof line, j->id, &effort, NULL);
 		break;
 	case SOLVE_GAVEUP:
-		send_answer("gaveup %s %s ms=%.3f", j->id, res->reason[0] ? res->reason : "unknown", ms);
+		n = msg_write_gaveup(line, sizeof line, j->id, res->reason, ms);
 		break;
 	case SOLVE_STOPPED:
 		if (why == STOP_CANCEL)
-			send_answer("cancelled %s", j->id);
+			n = msg_write_cancelled(line, sizeof line, j->id);
 		else
-			send_answer("gaveup %s timeout ms=%.3f", j->id, ms);
+			n = msg_write_gaveup(line, sizeof line, j->id, "timeout", ms);
 		break;
 	}
+	send_msg(line, n, true);
 }
 
 /* Waits for this batch's turn to answer (its place in the queue). */
@@ -476,7 +453,7 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 	pthread_mutex_unlock(&queue_lock);
 	for (int i = 0; i < n; i++)
 		if (ack[i])
-			send_line("cancelled %s", jobs[i]->id);
+			send_cancelled(jobs[i]->id, false);
 	free(ack);
 	wait_turn(turn);
 	pthread_mutex_lock(&queue_lock);
@@ -525,13 +502,14 @@ static void *solver_main(void *arg)
 			pthread_mutex_unlock(&queue_lock);
 			wait_turn(turn);
 			if (head->kind == JOB_CLASH) {
-				if (ALGO.kind == WORKER_COMPLETE)
-					send_answer(head->count > 1 ? "count %s 0 reason=clash" : "unsat %s reason=clash",
-						    head->id);
-				else
-					send_answer("gaveup %s unsat", head->id);
+				char line[PROTO_ID_MAX + 64];
+				int n = ALGO.kind != WORKER_COMPLETE
+						? msg_write_gaveup(line, sizeof line, head->id, "unsat", -1)
+					: head->count > 1 ? msg_write_count(line, sizeof line, head->id, 0, NULL, NULL, "clash")
+							  : msg_write_unsat(line, sizeof line, head->id, NULL, "clash");
+				send_msg(line, n, true);
 			} else {
-				send_answer("error %s %s", head->id, head->text);
+				send_error(head->id, true, "%s", head->text);
 			}
 			end_turn();
 			free(head);
@@ -571,19 +549,18 @@ int protocol_main(void)
 		if (!slots[k].jobs)
 			return 2;
 	}
-	char detail[sizeof device.detail + 16] = "";
-	if (device.detail[0]) {
-		char d[sizeof device.detail];
-		snprintf(d, sizeof d, "%s", device.detail);
-		for (char *p = d; *p; p++)
-			if (*p == ' ' || *p < 0x20 || *p == 0x7f)
-				*p = '_';
-		snprintf(detail, sizeof detail, " detail=%s", d);
-	}
-	int max_box = device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box;
-	send_line("hello %s %s proto=%d kind=%s sizes=%d-%d device=%s%s batch=%d", ALGO.name,
-		  PACKAGE_VERSION, PROTO_VERSION, kind_word(), ALGO.min_box, max_box, device.device,
-		  detail, opt.batch);
+	const struct msg_hello hello = {
+		.name = ALGO.name,
+		.version = PACKAGE_VERSION,
+		.complete = ALGO.kind == WORKER_COMPLETE,
+		.min_box = ALGO.min_box,
+		.max_box = device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box,
+		.device = device.device,
+		.detail = device.detail,
+		.batch = opt.batch,
+	};
+	char line[PROTO_LINE_MAX];
+	send_msg(line, msg_write_hello(line, sizeof line, &hello), false);
 	if (pthread_create(&reader, NULL, reader_main, NULL) != 0) {
 		fprintf(stderr, "%s: cannot start the reader thread\n", program);
 		return 2;
