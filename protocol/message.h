@@ -16,6 +16,9 @@
 #define PROTO_LINE_MAX 65536
 /* Longest request id. */
 #define PROTO_ID_MAX 64
+/* Most solve requests a worker keeps waiting in its queue (PROTOCOL.md
+ * "Limits"); one more is answered "error ID queue full" at once. */
+#define PROTO_QUEUE_MAX 65536
 /* Most positional arguments and key=value fields a message may carry. */
 #define PROTO_MAX_ARGS 8
 #define PROTO_MAX_FIELDS 32

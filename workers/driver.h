@@ -23,6 +23,16 @@
 
 #define ALGO worker_algorithm
 
+/* The stop checks: why a search must end now. worker_should_stop() is the
+ * one check an algorithm polls; ctx_stop() the one way to ask for a stop.
+ *   cancel   protocol "cancel" of every request the search is for
+ *            (driver_protocol.c): answered "cancelled ID";
+ *   timeout  --time-limit, or a solve's limit_ms, ran out (noticed by
+ *            worker_should_stop itself): "# timeout after ..." in filter
+ *            mode, "gaveup ID timeout" in protocol mode;
+ *   quit     protocol "quit" (driver_protocol.c): nothing more is sent.
+ * tests/driver-stops.bats checks that each ends a search that would never
+ * end by itself. */
 enum stop_reason { STOP_NONE, STOP_CANCEL, STOP_TIMEOUT, STOP_QUIT };
 
 struct worker_ctx {
@@ -62,6 +72,13 @@ void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), nore
 int parse_options(int argc, char **argv);
 
 /* driver_context.c */
+
+/* Asks ctx's search to stop, from any thread. A cancel or a timeout does
+ * not replace a reason already given; quit replaces any (it answers
+ * nothing). */
+void ctx_stop(struct worker_ctx *ctx, enum stop_reason why);
+/* Why ctx's search was asked to stop; STOP_NONE while it may go on. */
+enum stop_reason ctx_stop_reason(struct worker_ctx *ctx);
 void ctx_start(struct worker_ctx *ctx, double limit_s, long progress_ms, long count, uint64_t seed);
 void stage_add(const char *stage, double ms, bool algorithm);
 void stage_report(double wall_ms, long puzzles);

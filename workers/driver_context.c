@@ -21,11 +21,25 @@ bool worker_should_stop(struct worker_ctx *ctx)
 	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed))
 		return true;
 	if (ctx->deadline_ns && now_ns() >= ctx->deadline_ns) {
-		int none = STOP_NONE;
-		atomic_compare_exchange_strong(&ctx->stop, &none, STOP_TIMEOUT);
+		ctx_stop(ctx, STOP_TIMEOUT);
 		return true;
 	}
 	return false;
+}
+
+void ctx_stop(struct worker_ctx *ctx, enum stop_reason why)
+{
+	if (why == STOP_QUIT) {
+		atomic_store(&ctx->stop, STOP_QUIT);
+	} else {
+		int none = STOP_NONE;
+		atomic_compare_exchange_strong(&ctx->stop, &none, (int)why);
+	}
+}
+
+enum stop_reason ctx_stop_reason(struct worker_ctx *ctx)
+{
+	return (enum stop_reason)atomic_load(&ctx->stop);
 }
 
 bool worker_progress_wanted(struct worker_ctx *ctx)
