@@ -2,6 +2,7 @@
 # The worker driver's filter mode beyond the conformance suite, through
 # sudoku-cp: options, output forms, files, pipes.
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 @test "--pretty prints a boxed grid" {
@@ -118,4 +119,20 @@ load helpers
 			false
 		}
 	done
+}
+
+@test "a line holding a NUL byte is reported, by the workers and by the racer" {
+	printf '\0\n%s\nab\0c\n' "$(head -n 1 "$DATA/easy9.txt")" >"$BATS_TEST_TMPDIR/nul.txt"
+	run sudoku-cp "$BATS_TEST_TMPDIR/nul.txt"
+	assert_failure 1
+	assert_equal "${#lines[@]}" 3
+	assert_equal "${lines[0]}" "# invalid: $BATS_TEST_TMPDIR/nul.txt: line 1: a NUL byte at column 1"
+	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_equal "${lines[2]}" "# invalid: $BATS_TEST_TMPDIR/nul.txt: line 3: a NUL byte at column 3"
+	run sudoku-race --no-cache --workers=cp <"$BATS_TEST_TMPDIR/nul.txt"
+	assert_failure 1
+	assert_equal "${#lines[@]}" 3
+	assert_equal "${lines[0]}" "# invalid: line 1: a NUL byte at column 1"
+	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_equal "${lines[2]}" "# invalid: line 3: a NUL byte at column 3"
 }
