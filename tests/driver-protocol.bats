@@ -122,3 +122,27 @@ error q65538 queue full: 65536 requests are waiting"
 	expect_line '^(gaveup|error) d ' 5
 	[[ $line == "gaveup d timeout "* ]]
 }
+
+@test "batches: each stop ends a batch search; a cancel of one of a batch is acknowledged at once" {
+	BATCH="$top_builddir/tests/sudoku-spin-batch"
+	run "$BATCH" --time-limit 0.2 "$DATA/4x4.txt" "$DATA/4x4.txt"
+	assert_failure 1
+	assert_output $'# timeout after 0.2 s\n# timeout after 0.2 s'
+	start_session "$BATCH" --protocol
+	expect_line '^hello spin-batch .* batch=4$'
+	# four at once: two solving threads take them in one batch or more
+	printf 'solve %s %s progress_ms=20\n' a "$P4" b "$P4" c "$P4" d "$P4" >&"$W_IN"
+	expect_line '^progress ' 5
+	send "cancel a"
+	expect_line '^(cancelled|gaveup|error) a' 5
+	assert_equal "$line" "cancelled a"
+	send "cancel b" "cancel c" "cancel d"
+	for id in b c d; do
+		expect_line "^(cancelled|gaveup|error) $id" 5
+		assert_equal "$line" "cancelled $id"
+	done
+	send "solve t $P4 limit_ms=100"
+	expect_line '^(cancelled|gaveup|error) t' 5
+	[[ $line == "gaveup t timeout "* ]]
+	send "solve q $P4" "quit"
+}
