@@ -136,3 +136,11 @@ load helpers
 	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
 	assert_equal "${lines[2]}" "# invalid: line 3: a NUL byte at column 3"
 }
+
+@test "--timeout is --time-limit, the racer's word for it" {
+	run sudoku-cp --timeout 0.2 "$DATA/hard25.txt"
+	assert_failure 1
+	assert_output "# timeout after 0.2 s"
+	run sudoku-cp --help
+	assert_line --regexp '^ +--timeout=SECS +the same'
+}

@@ -132,6 +132,7 @@ static void print_help(void)
 		printf("  -c, --count[=K]        count solutions up to K (default 2): a unique one is\n"
 		       "                         printed, else '# unsat' or '# multiple solutions: ...'\n");
 	printf("  -t, --time-limit=SECS  give up on a puzzle after SECS seconds (default: none)\n"
+	       "      --timeout=SECS     the same (sudoku-race's name for it)\n"
 	       "  -s, --seed=N           seed of the random numbers: the same seed, the same run\n"
 	       "  -p, --progress         report the search's progress on standard error\n"
 	       "      --progress-ms=MS   at most one progress report every MS ms (default %ld)\n"
@@ -228,6 +229,7 @@ int parse_options(int argc, char **argv)
 	static const struct option common[] = {
 		{"count", optional_argument, NULL, 'c'},
 		{"time-limit", required_argument, NULL, 't'},
+		{"timeout", required_argument, NULL, 't'},
 		{"seed", required_argument, NULL, 's'},
 		{"progress", no_argument, NULL, 'p'},
 		{"progress-ms", required_argument, NULL, OPT_PROGRESS_MS},
