@@ -56,6 +56,7 @@ struct driver_options {
 	long progress_ms;
 	int batch;
 	bool timing;
+	bool json; /* filter mode: a JSON object per puzzle */
 };
 
 /* driver.c */
@@ -100,13 +101,34 @@ struct out_buf {
 	size_t len, cap;
 };
 
+/* Whether a puzzle was searched, or why not. */
+enum answer_kind { ANSWER_SEARCHED, ANSWER_INVALID, ANSWER_UNSUPPORTED, ANSWER_CLASH };
+
+/* One puzzle's answer, as format_answer writes it. */
+struct answer {
+	const char *file; /* NULL: standard input */
+	long line;
+	enum answer_kind kind;
+	/* not searched: why, "line N: ..."; SOLVE_GAVEUP: the algorithm's reason */
+	const char *note;
+	const struct grid *puzzle; /* NULL when invalid */
+	const struct notation *nt;
+	/* searched: the verdict */
+	enum solve_status st;
+	long count;
+	const struct grid *solution;
+	double ms; /* the search's wall time (for solve_batch, its batch's) */
+};
+
 extern int exit_status;
 char *out_room(struct out_buf *o, size_t more);
 void out_printf(struct out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void format_verdict(struct out_buf *o, const struct grid *puzzle, const struct notation *nt,
-		    enum solve_status st, long count, const struct grid *solution, const char *reason,
-		    bool *failed);
-void describe_unsupported(char *buf, size_t bufsz, const char *file, long line, int side);
+/* Appends a puzzle's answer to o: the solution (verified first) or a '#'
+ * line, a boxed grid with --pretty, a JSON object with --json. Sets
+ * *failed when it is not a solution. */
+void format_answer(struct out_buf *o, const struct answer *a, bool *failed);
+/* Why a puzzle of this side is not taken: "line N: ...". */
+void describe_unsupported(char *buf, size_t bufsz, long line, int side);
 int filter_main(int argc, char **argv, int first);
 
 /* driver_pipeline.c */

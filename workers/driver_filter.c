@@ -21,10 +21,12 @@
 struct pending {
 	struct stream_item item;
 	bool solve;     /* still to be solved */
-	char text[GRID_ERR_MAX + 96]; /* the answer when it is a '#' line */
+	enum answer_kind kind;
+	char text[GRID_ERR_MAX + 96]; /* not searched: why */
 	bool failed;    /* counts towards exit status 1 */
 	enum solve_status st;
 	struct solve_result res;
+	double ms;
 };
 
 static struct pending *pending;
@@ -64,63 +66,158 @@ void out_printf(struct out_buf *o, const char *fmt, ...)
 	o->len += (size_t)n;
 }
 
-/* The answer to a puzzle that was searched, appended to o: the solution
- * (verified first) or a '#' line. Sets *failed when it is not a solution. */
-void format_verdict(struct out_buf *o, const struct grid *puzzle, const struct notation *nt,
-			   enum solve_status st, long count, const struct grid *solution, const char *reason,
-			   bool *failed)
+/* A JSON string of s. */
+static void json_string(struct out_buf *o, const char *s)
 {
-	switch (st) {
+	out_printf(o, "\"");
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			out_printf(o, "\\%c", c);
+		else if (c < 0x20)
+			out_printf(o, "\\u%04x", c);
+		else
+			out_printf(o, "%c", c);
+	}
+	out_printf(o, "\"");
+}
+
+/* --json: the racer's keys (racer/json.c), for one worker. */
+static void format_json(struct out_buf *o, const struct answer *a, const char *status,
+			const struct grid *solution, const char *reason, const char *unique, bool decided)
+{
+	out_printf(o, "{\"line\":%ld", a->line);
+	if (a->file) {
+		out_printf(o, ",\"file\":");
+		json_string(o, a->file);
+	}
+	if (a->puzzle) {
+		size_t sz = grid_format_max(a->puzzle->side);
+		char *text = malloc(sz + 1);
+		if (text && grid_format(a->puzzle, a->nt, text, sz + 1) >= 0) {
+			out_printf(o, ",\"puzzle\":");
+			json_string(o, text);
+		}
+		if (solution && text && grid_format(solution, a->nt, text, sz + 1) >= 0) {
+			out_printf(o, ",\"status\":\"%s\",\"solution\":", status);
+			json_string(o, text);
+		} else {
+			out_printf(o, ",\"status\":\"%s\",\"solution\":null", status);
+		}
+		free(text);
+	} else {
+		out_printf(o, ",\"status\":\"%s\",\"solution\":null", status);
+	}
+	out_printf(o, ",\"reason\":");
+	if (reason)
+		json_string(o, reason);
+	else
+		out_printf(o, "null");
+	if (unique)
+		out_printf(o, ",\"unique\":%s", unique);
+	out_printf(o, ",\"winner\":");
+	if (decided)
+		json_string(o, ALGO.name);
+	else
+		out_printf(o, "null");
+	out_printf(o, ",\"worker_ms\":%.3f,\"ms\":%.3f}\n", a->ms, a->ms);
+}
+
+void format_answer(struct out_buf *o, const struct answer *a, bool *failed)
+{
+	char text[GRID_ERR_MAX + 128];
+	const char *status = NULL, *reason = NULL, *unique = NULL;
+	const struct grid *solution = NULL;
+	bool decided = false;
+	*failed = true;
+	switch (a->kind) {
+	case ANSWER_INVALID:
+	case ANSWER_UNSUPPORTED:
+	case ANSWER_CLASH: {
+		/* error lines name the file, when there is one */
+		const char *word = a->kind == ANSWER_INVALID ? "invalid" : a->kind == ANSWER_CLASH ? "unsat" : "unsupported";
+		if (!opt.json) {
+			out_printf(o, "# %s: %s%s%s\n", word, a->file ? a->file : "", a->file ? ": " : "", a->note);
+			return;
+		}
+		format_json(o, a, word, NULL, a->note, NULL, a->kind == ANSWER_CLASH);
+		return;
+	}
+	case ANSWER_SEARCHED:
+		break;
+	}
+	switch (a->st) {
 	case SOLVE_SOLVED: {
 		char why[GRID_ERR_MAX];
-		if (!grid_verify(puzzle, solution, why, sizeof why)) {
-			out_printf(o, "# error: %s gave a wrong answer (%s)\n", ALGO.name, why);
-			*failed = true;
-		} else if (opt.count_limit > 1 && count > 1) {
-			if (count >= opt.count_limit)
-				out_printf(o, "# multiple solutions: at least %ld\n", count);
-			else
-				out_printf(o, "# multiple solutions: %ld\n", count);
-			*failed = true;
+		if (!grid_verify(a->puzzle, a->solution, why, sizeof why)) {
+			snprintf(text, sizeof text, "error: %s gave a wrong answer (%s)", ALGO.name, why);
+			status = "unsolved";
+			reason = text;
+		} else if (opt.count_limit > 1 && a->count > 1) {
+			snprintf(text, sizeof text, "multiple solutions: %s%ld",
+				 a->count >= opt.count_limit ? "at least " : "", a->count);
+			status = "multiple";
+			reason = text;
+			solution = a->solution;
+			unique = "false";
+			decided = true;
 		} else {
-			size_t sz = opt.pretty ? grid_format_pretty_max(puzzle->side) : grid_format_max(puzzle->side);
-			char *at = out_room(o, sz + 1);
-			int n = opt.pretty ? grid_format_pretty(solution, nt, at, sz) : grid_format(solution, nt, at, sz);
-			if (n < 0)
-				n = 0;
-			o->len += (size_t)n;
-			if (!opt.pretty)
-				o->p[o->len++] = '\n';
+			status = "solved";
+			solution = a->solution;
+			unique = opt.count_limit > 1 ? "true" : "null";
+			decided = true;
+			*failed = false;
 		}
 		break;
 	}
 	case SOLVE_UNSAT:
-		out_printf(o, "# unsat\n");
-		*failed = true;
+		status = reason = "unsat";
+		decided = true;
 		break;
 	case SOLVE_GAVEUP:
-		out_printf(o, "# gave up: %s\n", reason[0] ? reason : "no solution found");
-		*failed = true;
+		status = "unsolved";
+		snprintf(text, sizeof text, "gave up: %s", a->note && a->note[0] ? a->note : "no solution found");
+		reason = text;
 		break;
 	case SOLVE_STOPPED:
-		if (ALGO.kind == WORKER_COMPLETE)
-			out_printf(o, "# timeout after %g s\n", opt.time_limit);
-		else
-			out_printf(o, "# gave up after %g s\n", opt.time_limit);
-		*failed = true;
+		status = "timeout";
+		snprintf(text, sizeof text, "%s after %g s", ALGO.kind == WORKER_COMPLETE ? "timeout" : "gave up",
+			 opt.time_limit);
+		reason = text;
 		break;
+	}
+	if (opt.json) {
+		format_json(o, a, status, solution, reason, unique, decided);
+	} else if (*failed) {
+		out_printf(o, "# %s\n", reason);
+	} else {
+		size_t sz = opt.pretty ? grid_format_pretty_max(a->puzzle->side) : grid_format_max(a->puzzle->side);
+		char *at = out_room(o, sz + 1);
+		int n = opt.pretty ? grid_format_pretty(solution, a->nt, at, sz) : grid_format(solution, a->nt, at, sz);
+		if (n < 0)
+			n = 0;
+		o->len += (size_t)n;
+		if (!opt.pretty)
+			o->p[o->len++] = '\n';
 	}
 }
 
 /* A pending puzzle's answer line (or boxed grid), appended to o. */
 static void format_pending(struct pending *p, struct out_buf *o)
 {
-	if (!p->solve) {
-		out_printf(o, "%s\n", p->text);
-		return;
-	}
-	format_verdict(o, &p->item.grid, &p->item.notation, p->st, p->res.count, &p->res.solution,
-		       p->res.reason, &p->failed);
+	const struct answer a = {
+		.file = input_name,
+		.line = p->item.line,
+		.kind = p->kind,
+		.note = p->solve ? p->res.reason : p->text,
+		.puzzle = p->kind == ANSWER_INVALID ? NULL : &p->item.grid,
+		.nt = &p->item.notation,
+		.st = p->st,
+		.count = p->res.count,
+		.solution = &p->res.solution,
+		.ms = p->ms,
+	};
+	format_answer(o, &a, &p->failed);
 }
 
 static void print_pending(struct pending *p)
@@ -174,6 +271,7 @@ static void flush_pending(void)
 					  opt.seed);
 			}
 			run[i]->st = ALGO.solve(&run[i]->item.grid, &run[i]->res, &ctx);
+			run[i]->ms = worker_elapsed_ms(&ctx);
 		}
 		/* the answered part ends just after the last puzzle of the run */
 		int last = (int)(run[n - 1] - pending);
@@ -193,38 +291,40 @@ static void flush_pending(void)
 	npending = nsolve = 0;
 }
 
-/* file: the input's name, or NULL. */
-void describe_unsupported(char *buf, size_t bufsz, const char *file, long line, int side)
+void describe_unsupported(char *buf, size_t bufsz, long line, int side)
 {
-	snprintf(buf, bufsz, "# unsupported: %s%sline %ld: %s takes box sizes %d to %d, not %dx%d",
-		 file ? file : "", file ? ": " : "", line, ALGO.name, ALGO.min_box, device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box,
-		 side, side);
+	snprintf(buf, bufsz, "line %ld: %s takes box sizes %d to %d, not %dx%d", line, ALGO.name, ALGO.min_box,
+		 device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box, side, side);
 }
 
 static void take_item(enum stream_event ev, struct stream_item *item)
 {
 	struct pending *p = &pending[npending++];
-	/* error lines name the file, when there is one */
-	const char *prefix = input_name ? input_name : "", *colon = input_name ? ": " : "";
 	char err[GRID_ERR_MAX];
 	p->solve = false;
 	p->failed = true;
+	p->ms = 0;
 	memset(&p->res, 0, sizeof p->res);
 	if (ev == STREAM_INVALID) {
-		snprintf(p->text, sizeof p->text, "# invalid: %s%s%s", prefix, colon, item->error);
-	} else if (!size_supported(item->grid.box)) {
-		describe_unsupported(p->text, sizeof p->text, input_name, item->line, item->grid.side);
+		p->kind = ANSWER_INVALID;
+		snprintf(p->text, sizeof p->text, "%s", item->error);
+		p->item.line = item->line;
+		return;
+	}
+	/* --json shows the puzzle of a '#' line too */
+	p->item = *item;
+	if (!size_supported(item->grid.box)) {
+		p->kind = ANSWER_UNSUPPORTED;
+		describe_unsupported(p->text, sizeof p->text, item->line, item->grid.side);
 	} else if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
-		snprintf(p->text, sizeof p->text, "# unsat: %s%sline %ld: %s", prefix, colon, item->line,
-			 err);
+		p->kind = ANSWER_CLASH;
+		snprintf(p->text, sizeof p->text, "line %ld: %s", item->line, err);
 	} else {
-		p->item = *item;
+		p->kind = ANSWER_SEARCHED;
 		p->solve = true;
 		p->failed = false;
 		nsolve++;
 	}
-	if (!p->solve)
-		p->item.line = item->line;
 }
 
 static int filter_input(int fd)

@@ -22,6 +22,7 @@ enum {
 	OPT_PROGRESS_MS,
 	OPT_BATCH,
 	OPT_TIMING,
+	OPT_JSON,
 	OPT_ALGO_BASE = 1000, /* algorithm option i is OPT_ALGO_BASE + 2i (+1: --no-) */
 };
 
@@ -137,6 +138,9 @@ static void print_help(void)
 	       "  -p, --progress         report the search's progress on standard error\n"
 	       "      --progress-ms=MS   at most one progress report every MS ms (default %ld)\n"
 	       "      --pretty           print solutions as boxed grids\n"
+	       "      --json             a JSON object per puzzle instead (sudoku-race --json's\n"
+	       "                         keys: line, file, puzzle, status, solution, reason,\n"
+	       "                         unique, winner, worker_ms, ms)\n"
 	       "      --protocol         speak the racer's line protocol on stdin/stdout\n"
 	       "                         (see PROTOCOL.md) instead of filtering\n",
 	       opt.progress_ms);
@@ -237,6 +241,7 @@ int parse_options(int argc, char **argv)
 		{"protocol", no_argument, NULL, OPT_PROTOCOL},
 		{"batch", required_argument, NULL, OPT_BATCH},
 		{"timing", no_argument, NULL, OPT_TIMING},
+		{"json", no_argument, NULL, OPT_JSON},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 	};
@@ -303,6 +308,9 @@ int parse_options(int argc, char **argv)
 		case OPT_BATCH:
 			opt.batch = (int)parse_number("batch", optarg, 1, 1 << 20);
 			break;
+		case OPT_JSON:
+			opt.json = true;
+			break;
 		case OPT_TIMING:
 			if (!ALGO.solve_batch)
 				usage_error("--timing is for workers that solve batches");
@@ -329,6 +337,8 @@ int parse_options(int argc, char **argv)
 	negated = NULL;
 	if (count_set && ALGO.kind != WORKER_COMPLETE)
 		usage_error("--count needs a complete worker; %s is stochastic", ALGO.name);
+	if (opt.json && (opt.protocol || opt.pretty))
+		usage_error("--json goes with neither --protocol nor --pretty");
 	if (opt.protocol && optind < argc)
 		usage_error("--protocol reads standard input: no FILE arguments");
 	return optind;

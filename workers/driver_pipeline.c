@@ -47,9 +47,11 @@ struct record {
 	bool puzzle;  /* parsed as a puzzle: its size is checked before solving */
 	bool solve;   /* searched: st and count hold the verdict */
 	bool failed;  /* counts towards exit status 1 */
+	enum answer_kind kind;
 	enum solve_status st;
 	long count;
-	size_t note;     /* a '#' line, or the reason of a SOLVE_GAVEUP: in notes */
+	double ms;
+	size_t note;     /* why it was not searched, or the reason of a SOLVE_GAVEUP: in notes */
 	size_t grid;     /* the puzzle's short grid in the arena; the answer's follows it */
 };
 
@@ -322,18 +324,18 @@ static size_t part_note(struct part *pt, const char *fmt, ...)
 
 /* take_item's verdicts but the size's, which needs the device (the
  * solving stage's, once init is done) */
-static void pl_take(struct part *pt, enum stream_event ev, const struct stream_item *item,
-		    const char *input_name)
+static void pl_take(struct part *pt, enum stream_event ev, const struct stream_item *item)
 {
 	char err[GRID_ERR_MAX];
-	const char *in = input_name ? input_name : "", *sep = input_name ? ": " : "";
 	struct record *r = part_record(pt);
 	r->line = item->line;
 	r->puzzle = false;
 	r->solve = false;
 	r->failed = true;
+	r->ms = 0;
 	if (ev == STREAM_INVALID) {
-		r->note = part_note(pt, "# invalid: %s%s%s", in, sep, item->error);
+		r->kind = ANSWER_INVALID;
+		r->note = part_note(pt, "%s", item->error);
 		return;
 	}
 	r->puzzle = true;
@@ -344,8 +346,10 @@ static void pl_take(struct part *pt, enum stream_event ev, const struct stream_i
 	memcpy(out_room(&pt->arena, 2 * size), &item->grid, offsetof(struct grid, cell) + (size_t)item->grid.cells);
 	pt->arena.len += 2 * size;
 	if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
-		r->note = part_note(pt, "# unsat: %s%sline %ld: %s", in, sep, item->line, err);
+		r->kind = ANSWER_CLASH;
+		r->note = part_note(pt, "line %ld: %s", item->line, err);
 	} else {
+		r->kind = ANSWER_SEARCHED;
 		r->solve = true;
 		r->failed = false;
 	}
@@ -368,7 +372,7 @@ static void pl_parse_lines(struct batch *b, struct part *pt)
 					   : puzzle_stream_feed(pt->ps, b->text + l->off, (size_t)l->len,
 								l->lineno, pt->item, &again);
 			if (ev != STREAM_NONE)
-				pl_take(pt, ev, pt->item, b->input_name);
+				pl_take(pt, ev, pt->item);
 		} while (again);
 	}
 }
@@ -423,7 +427,7 @@ static void pl_parse(struct batch *b)
 			last->item = pl_alloc(NULL, sizeof *last->item);
 		enum stream_event ev = puzzle_stream_finish(&pl.carried, last->item);
 		if (ev != STREAM_NONE)
-			pl_take(last, ev, last->item, b->input_name);
+			pl_take(last, ev, last->item);
 		puzzle_stream_init(&pl.carried);
 	}
 	stage_add("parse", ms + ms_since(t0), false);
@@ -483,7 +487,8 @@ static void pl_solve(struct batch *b, int solver)
 			const struct grid *g = r->puzzle ? record_grid(pt, r) : NULL;
 			if (g && !size_supported(g->box)) {
 				char text[GRID_ERR_MAX + 96];
-				describe_unsupported(text, sizeof text, b->input_name, r->line, g->side);
+				describe_unsupported(text, sizeof text, r->line, g->side);
+				r->kind = ANSWER_UNSUPPORTED;
 				r->note = part_note(pt, "%s", text);
 				r->solve = false;
 				r->failed = true;
@@ -506,10 +511,12 @@ static void pl_solve(struct batch *b, int solver)
 		ctx_start(&ctx, opt.time_limit, opt.progress ? opt.progress_ms : 0, opt.count_limit, opt.seed);
 		uint64_t t0 = now_ns();
 		ALGO.solve_batch(grids, n, res, st, &ctx);
-		stage_add("solve", ms_since(t0), false);
+		const double batch_ms = ms_since(t0);
+		stage_add("solve", batch_ms, false);
 		for (int i = 0; i < n; i++) {
 			struct record *r = rec[i];
 			struct part *pt = rec_part[i];
+			r->ms = batch_ms;
 			r->st = st[i];
 			r->count = res[i]->count;
 			if (st[i] == SOLVE_GAVEUP)
@@ -565,13 +572,20 @@ static void *pl_format_part(void *arg)
 	pt->failed = false;
 	for (int i = 0; i < pt->nrec; i++) {
 		struct record *r = &pt->rec[i];
-		if (!r->solve) {
-			out_printf(&pt->out, "%s\n", pt->notes.p + r->note);
-		} else {
-			const struct grid *g = record_grid(pt, r);
-			format_verdict(&pt->out, g, &r->notation, r->st, r->count, record_answer(pt, r, g),
-				       r->st == SOLVE_GAVEUP ? pt->notes.p + r->note : "", &r->failed);
-		}
+		const struct grid *g = r->puzzle ? record_grid(pt, r) : NULL;
+		const struct answer a = {
+			.file = t->b->input_name,
+			.line = r->line,
+			.kind = r->kind,
+			.note = r->kind != ANSWER_SEARCHED || r->st == SOLVE_GAVEUP ? pt->notes.p + r->note : "",
+			.puzzle = g,
+			.nt = &r->notation,
+			.st = r->st,
+			.count = r->count,
+			.solution = g ? record_answer(pt, r, g) : NULL,
+			.ms = r->ms,
+		};
+		format_answer(&pt->out, &a, &r->failed);
 		pt->failed |= r->failed;
 	}
 	pt->ms = ms_since(t0);
