@@ -29,8 +29,8 @@ double ms_since(uint64_t t0)
 	return (double)(now_ns() - t0) / 1e6;
 }
 
-/* --- answers --- */
-
+/* Whether this worker takes grids of box size box (the device may take
+ * fewer than the algorithm). */
 bool size_supported(int box)
 {
 	return box >= ALGO.min_box && box <= ALGO.max_box && box <= device.max_box;

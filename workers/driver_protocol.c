@@ -4,7 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <inttypes.h>
+#include <stdint.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
