@@ -38,7 +38,7 @@ static void strip(const char **s, size_t *len)
 static bool is_rule(const char *s, size_t len)
 {
 	for (size_t i = 0; i < len; i++)
-		if (!strchr("-+=|", s[i]) && !is_blank(s[i]))
+		if (!memchr("-+=|", s[i], 4) && !is_blank(s[i]))
 			return false;
 	return true;
 }
@@ -322,10 +322,35 @@ static enum stream_event feed_first(struct puzzle_stream *ps, const char *s, siz
 	return fail(out, lineno, err);
 }
 
+/* A line that cannot be read at all (too long, a NUL byte): an error of its
+ * own, or of the grid it was to be a row of (which keeps its place). */
+static enum stream_event bad_line(struct puzzle_stream *ps, long lineno, const char *what,
+				  struct stream_item *out)
+{
+	if (ps->kind == GRID_NONE)
+		return fail(out, lineno, what);
+	note_bad(ps, lineno, what);
+	ps->rows_done++;
+	if (ps->kind == GRID_CHARS) {
+		memset(ps->chars + ps->chars_len, '.', (size_t)ps->side);
+		ps->chars_len += ps->side;
+	}
+	if (ps->kind == GRID_ACS_ORDER)
+		ps->kind = GRID_NUMBERS;
+	return grid_row_done(ps, out);
+}
+
 enum stream_event puzzle_stream_feed(struct puzzle_stream *ps, const char *line, size_t len,
 				     long lineno, struct stream_item *out, bool *again)
 {
 	*again = false;
+	/* a NUL is no text: never a blank or a rule to skip, even in a comment */
+	const char *nul = memchr(line, '\0', len);
+	if (nul) {
+		char what[GRID_ERR_MAX];
+		snprintf(what, sizeof what, "a NUL byte at column %zu", (size_t)(nul - line) + 1);
+		return bad_line(ps, lineno, what, out);
+	}
 	strip(&line, &len);
 	if (len && line[0] == '#')
 		return STREAM_NONE;
@@ -359,17 +384,7 @@ enum stream_event puzzle_stream_overlong(struct puzzle_stream *ps, long lineno,
 	char what[GRID_ERR_MAX];
 	*again = false;
 	snprintf(what, sizeof what, "longer than %d bytes", PUZZLE_LINE_MAX);
-	if (ps->kind == GRID_NONE)
-		return fail(out, lineno, what);
-	note_bad(ps, lineno, what);
-	ps->rows_done++;
-	if (ps->kind == GRID_CHARS) {
-		memset(ps->chars + ps->chars_len, '.', (size_t)ps->side);
-		ps->chars_len += ps->side;
-	}
-	if (ps->kind == GRID_ACS_ORDER)
-		ps->kind = GRID_NUMBERS;
-	return grid_row_done(ps, out);
+	return bad_line(ps, lineno, what, out);
 }
 
 enum stream_event puzzle_stream_finish(struct puzzle_stream *ps, struct stream_item *out)

@@ -16,8 +16,9 @@
  *   - any other line is cells: with '|' and blanks removed, n^4 cells on an
  *     undecorated line are a one-line puzzle; N cells start (or continue) an
  *     N-row grid.
- * Every puzzle is reported with the line it started on. Errors name the
- * line and the problem; they cost that puzzle only. */
+ * A line holding a NUL byte is an error (of the grid it falls in, if any),
+ * never skipped. Every puzzle is reported with the line it started on.
+ * Errors name the line and the problem; they cost that puzzle only. */
 #ifndef SUDOKU_PUZZLE_STREAM_H
 #define SUDOKU_PUZZLE_STREAM_H
 

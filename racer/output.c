@@ -219,11 +219,6 @@ void output_flush_all(void)
 	try_write();
 }
 
-bool output_closed(void)
-{
-	return closed;
-}
-
 size_t output_backlog(void)
 {
 	return out ? evbuffer_get_length(out) : 0;

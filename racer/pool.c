@@ -31,11 +31,6 @@ bool pool_started(void)
 	return started_any;
 }
 
-bool pool_shutting_down(void)
-{
-	return shutting_down;
-}
-
 bool pool_probing(void)
 {
 	return probe_mode;

@@ -169,9 +169,11 @@ void proc_send_cancel(struct proc *p, uint64_t seq)
 	struct request *r = &p->inflight[idx];
 	r->cancel_sent = true;
 	r->cancel_ns = now_ns();
-	char line[48];
-	int n = snprintf(line, sizeof line, "cancel %llu\n", (unsigned long long)seq);
-	bufferevent_write(p->to, line, (size_t)n);
+	char id[24], line[48];
+	snprintf(id, sizeof id, "%llu", (unsigned long long)seq);
+	int n = msg_write_cancel(line, sizeof line, id);
+	if (n > 0)
+		bufferevent_write(p->to, line, (size_t)n);
 	if (p->state != PROC_CANCELLING)
 		settle_state(p);
 }
@@ -262,7 +264,10 @@ void proc_quit(struct proc *p)
 		p->abandoned = true;
 		return;
 	}
-	bufferevent_write(p->to, "quit\n", 5);
+	char line[16];
+	int n = msg_write_quit(line, sizeof line);
+	if (n > 0)
+		bufferevent_write(p->to, line, (size_t)n);
 	bufferevent_setcb(p->to, NULL, quit_drained_cb, to_event_cb, p);
 	/* its requests are the race's no more (race_stop came first) */
 	p->ninflight = 0;

@@ -43,7 +43,7 @@ static struct puzzle *ring;
 static uint64_t ring_cap; /* a power of two */
 static uint64_t next_seq, out_seq, dispatch_seq;
 static bool stopped, dispatching, dispatch_again;
-static char seed_field[40];
+static struct msg_solve_fields solve_fields; /* every solve's: --seed, --count, ... */
 
 /* Lists of slot indices through prev/next: the puzzles taken back from a
  * held process (to dispatch first), and the puzzles racing every entry. */
@@ -138,8 +138,8 @@ void race_init(void)
 	list_init(&requeued);
 	list_init(&racing_all);
 	next_seq = out_seq = dispatch_seq = 1;
-	if (opt.seed_set)
-		snprintf(seed_field, sizeof seed_field, " seed=%llu", (unsigned long long)opt.seed);
+	solve_fields.has_seed = opt.seed_set;
+	solve_fields.seed = opt.seed;
 }
 
 /* Keeps a copy of the solution's cells: in the slot itself for grids up to
@@ -511,52 +511,31 @@ static bool check_done(struct puzzle *pz)
 	return true;
 }
 
-/* Appends n bytes to a line under construction. */
-static char *put(char *at, const void *s, size_t n)
-{
-	memcpy(at, s, n);
-	return at + n;
-}
-
-/* "solve SEQ GRID fields seed=S\n", put together by hand: snprintf was a
- * tenth of the racer's time per puzzle. */
+/* "solve SEQ GRID fields seed=S\n", from the codec into a buffer kept
+ * from puzzle to puzzle, then copied at its length. */
 static void make_solve_line(struct puzzle *pz)
 {
-	/* the fields every solve of this run carries, then --seed's (which an
-	 * entry with a seed of its own does not get): built once */
-	static char *grid, fields[96];
-	static size_t gridsz, nfields, nseed;
-	if (!grid) {
-		gridsz = (size_t)GRID_MAX_CELLS * 3 + 1;
-		grid = xmalloc(gridsz);
-		int k = 0;
-		if (opt.count)
-			k = snprintf(fields, sizeof fields, " count=%ld", opt.count);
+	static char *line;
+	if (!line) {
+		line = xmalloc(PROTO_LINE_MAX);
+		/* the fields every solve of this run carries (the seed: init) */
+		solve_fields.count = opt.count; /* --count=K; 0: none */
 		if (opt.timeout_s > 0)
-			k += snprintf(fields + k, sizeof fields - (size_t)k, " limit_ms=%ld",
-				      (long)(opt.timeout_s * 1000 + 0.5));
-		if (progress_interval_ms())
-			k += snprintf(fields + k, sizeof fields - (size_t)k, " progress_ms=%ld",
-				      progress_interval_ms());
-		nfields = (size_t)k;
-		nseed = strlen(seed_field);
+			solve_fields.limit_ms = (long)(opt.timeout_s * 1000 + 0.5);
+		solve_fields.progress_ms = progress_interval_ms();
 	}
-	size_t n = (size_t)msg_format_grid(&pz->item.grid, grid, gridsz);
-	char digits[24], *d = digits + sizeof digits;
+	char id[24], *d = id + sizeof id;
 	uint64_t seq = pz->seq;
+	*--d = '\0';
 	do
 		*--d = (char)('0' + seq % 10);
 	while ((seq /= 10));
-	pz->solve_line = xmalloc(6 + sizeof digits + 1 + n + nfields + nseed + 2);
-	char *at = put(pz->solve_line, "solve ", 6);
-	at = put(at, d, (size_t)(digits + sizeof digits - d));
-	at = put(at, " ", 1);
-	at = put(at, grid, n);
-	at = put(at, fields, nfields);
-	pz->solve_noseed_len = (size_t)(at - pz->solve_line);
-	at = put(at, seed_field, nseed);
-	at = put(at, "\n", 1);
-	pz->solve_len = (size_t)(at - pz->solve_line);
+	int n = msg_write_solve(line, PROTO_LINE_MAX, d, &pz->item.grid, &solve_fields, &pz->solve_noseed_len);
+	if (n < 0)
+		die("a solve line over the protocol's limit");
+	pz->solve_line = xmalloc((size_t)n + 1);
+	memcpy(pz->solve_line, line, (size_t)n + 1);
+	pz->solve_len = (size_t)n;
 }
 
 /* The GPU worker, when it can take a batch of a deep queue as their first

@@ -306,7 +306,6 @@ void pool_spec_out(struct worker_spec *s, enum spec_status status, bool say, con
 /* Stops every worker: quit, then SIGKILL after the grace. done() runs when
  * every process has ended and was waited for. */
 void pool_shutdown(void (*done)(void));
-bool pool_shutting_down(void);
 bool pool_probing(void);
 /* SIGCHLD */
 void pool_reap(void);
@@ -440,7 +439,6 @@ void output_init(void);
 void output_puzzle(struct puzzle *pz);
 /* Writes what is buffered, blocking (at exit). */
 void output_flush_all(void);
-bool output_closed(void);
 /* Bytes waiting to be written: input pauses when too many. */
 size_t output_backlog(void);
 /* Exit status so far: 1 when an answer written was not a solution. */

@@ -2,6 +2,7 @@
 # The worker driver's filter mode beyond the conformance suite, through
 # sudoku-cp: options, output forms, files, pipes.
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 @test "--pretty prints a boxed grid" {
@@ -118,4 +119,54 @@ load helpers
 			false
 		}
 	done
+}
+
+@test "a line holding a NUL byte is reported, by the workers and by the racer" {
+	printf '\0\n%s\nab\0c\n' "$(head -n 1 "$DATA/easy9.txt")" >"$BATS_TEST_TMPDIR/nul.txt"
+	run sudoku-cp "$BATS_TEST_TMPDIR/nul.txt"
+	assert_failure 1
+	assert_equal "${#lines[@]}" 3
+	assert_equal "${lines[0]}" "# invalid: $BATS_TEST_TMPDIR/nul.txt: line 1: a NUL byte at column 1"
+	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_equal "${lines[2]}" "# invalid: $BATS_TEST_TMPDIR/nul.txt: line 3: a NUL byte at column 3"
+	run sudoku-race --no-cache --workers=cp <"$BATS_TEST_TMPDIR/nul.txt"
+	assert_failure 1
+	assert_equal "${#lines[@]}" 3
+	assert_equal "${lines[0]}" "# invalid: line 1: a NUL byte at column 1"
+	assert_equal "${lines[1]}" "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_equal "${lines[2]}" "# invalid: line 3: a NUL byte at column 3"
+}
+
+@test "--timeout is --time-limit, the racer's word for it" {
+	run sudoku-cp --timeout 0.2 "$DATA/hard25.txt"
+	assert_failure 1
+	assert_output "# timeout after 0.2 s"
+	run sudoku-cp --help
+	assert_line --regexp '^ +--timeout=SECS +the same'
+}
+
+@test "--json: an object per puzzle with sudoku-race --json's keys, in both filter paths" {
+	printf '1.....3..4.....2\nxyz\n11..............\n' >"$BATS_TEST_TMPDIR/mix.txt"
+	f=$BATS_TEST_TMPDIR/mix.txt
+	run sudoku-cp --json "$f"
+	assert_failure 1
+	assert_equal "${#lines[@]}" 3
+	# the times vary: checked for their form, then left out
+	for l in "${lines[@]}"; do [[ $l =~ ,\"worker_ms\":[0-9]+\.[0-9]{3},\"ms\":[0-9]+\.[0-9]{3}\}$ ]]; done
+	run sed 's/,"worker_ms".*//' <<<"$output"
+	assert_line --index 0 "{\"line\":1,\"file\":\"$f\",\"puzzle\":\"1.....3..4.....2\",\"status\":\"solved\",\"solution\":\"1324423124133142\",\"reason\":null,\"unique\":null,\"winner\":\"cp\""
+	assert_line --index 1 "{\"line\":2,\"file\":\"$f\",\"status\":\"invalid\",\"solution\":null,\"reason\":\"line 2: 3 cells, expected 16\",\"winner\":null"
+	assert_line --index 2 "{\"line\":3,\"file\":\"$f\",\"puzzle\":\"11..............\",\"status\":\"unsat\",\"solution\":null,\"reason\":\"line 3: value 1 twice in row 1 (row 1 column 1, row 1 column 2)\",\"winner\":\"cp\""
+	# counting says whether the solution is unique
+	run bash -c "printf '1...............\n' | sudoku-cp --json --count | sed 's/,\"worker_ms\".*//'"
+	assert_output '{"line":1,"puzzle":"1...............","status":"multiple","solution":"1234341221434321","reason":"multiple solutions: at least 2","unique":false,"winner":"cp"'
+	# the batch pipeline (sudoku-spin-batch: every search runs to the limit)
+	run "$top_builddir/tests/sudoku-spin-batch" --json --time-limit 0.1 "$f"
+	assert_failure 1
+	run sed 's/,"worker_ms".*//' <<<"$output"
+	assert_line --index 0 "{\"line\":1,\"file\":\"$f\",\"puzzle\":\"1.....3..4.....2\",\"status\":\"timeout\",\"solution\":null,\"reason\":\"timeout after 0.1 s\",\"winner\":null"
+	assert_line --index 1 "{\"line\":2,\"file\":\"$f\",\"status\":\"invalid\",\"solution\":null,\"reason\":\"line 2: 3 cells, expected 16\",\"winner\":null"
+	run sudoku-cp --json --pretty "$f"
+	assert_failure 2
+	assert_output --partial "--json goes with neither --protocol nor --pretty"
 }

@@ -74,11 +74,6 @@ const uint16_t *cp_unit(int box, int u)
 	return geometry(box)->units + (size_t)u * (size_t)(box * box);
 }
 
-const uint16_t *cp_units_of(int box, int cell)
-{
-	return geometry(box)->cell_units + 3 * (size_t)cell;
-}
-
 /* The queue holds two kinds of implication: a cell whose value set came down
  * to one value (the item is the cell), and a value whose places in a unit
  * came down to one (the item is cells + u * 64 + v - 1). Each can happen at

@@ -64,8 +64,6 @@ void cp_board_to_grid(const struct cp_board *b, struct grid *g);
 const uint16_t *cp_peers(int box, int cell, int *n);
 /* The cells of unit u (0..N-1 rows, N..2N-1 columns, 2N..3N-1 boxes). */
 const uint16_t *cp_unit(int box, int u);
-/* The three units of a cell: its row, column and box, in that order. */
-const uint16_t *cp_units_of(int box, int cell);
 
 static inline int cp_popcount(uint64_t x)
 {

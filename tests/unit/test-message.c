@@ -77,5 +77,66 @@ int main(void)
 	ok(msg_parse_grid("1.3..4.2.1..3..1", 16, 3, &p) < 0, "a word of another size is refused");
 	ok(msg_parse_grid("1,0,3,0,0,4,0,2,0,1,0,0,3,0,0,1,", 32, 2, &p) < 0, "a trailing comma is refused");
 	ok(msg_parse_grid("1.3..4.2.1..3.x1", 16, 2, &p) < 0, "a stray character is refused");
+
+	/* the writers: each line as PROTOCOL.md spells it, and msg_parse reads it back */
+	static char out[PROTO_LINE_MAX];
+	struct grid g4;
+	grid_init(&g4, 2);
+	ok(msg_parse_grid("1234341221434321", 16, 2, &g4) == 0, "a 4x4 grid to write");
+	const struct msg_effort eff = {15, 0.0344};
+	static char copy[PROTO_LINE_MAX];
+#define WRITES(call, want)                                                                  \
+	do {                                                                                \
+		int n_ = (call);                                                            \
+		is_str(out, want, "writes %s", #call);                                      \
+		ok(n_ == (int)strlen(want), "and returns its length");                      \
+		strcpy(copy, out);                                                          \
+		ok(msg_parse(copy, strlen(copy) - 1, &m, err, sizeof err) == 0, "which parses: %s", err); \
+	} while (0)
+	WRITES(msg_write_solve(out, sizeof out, "p1", &g4, NULL, NULL), "solve p1 1234341221434321\n");
+	ok(m.type == MSG_SOLVE && strcmp(m.id, "p1") == 0 && strcmp(m.argv[0], "1234341221434321") == 0,
+	   "solve reads back");
+	const struct msg_solve_fields f = {.count = 2, .limit_ms = 100, .progress_ms = 50, .has_seed = true, .seed = 18446744073709551615u};
+	size_t before_seed = 0;
+	WRITES(msg_write_solve(out, sizeof out, "7", &g4, &f, &before_seed),
+	       "solve 7 1234341221434321 count=2 limit_ms=100 progress_ms=50 seed=18446744073709551615\n");
+	ok(before_seed == strlen("solve 7 1234341221434321 count=2 limit_ms=100 progress_ms=50"),
+	   "before_seed is where the seed field starts");
+	bool bad = false;
+	ok(msg_field_u64(&m, "seed", 0, &bad) == 18446744073709551615u && !bad, "the seed reads back");
+	ok(msg_field_long(&m, "limit_ms", 0, 0, 1000, &bad) == 100 && !bad, "limit_ms reads back");
+	ok(msg_field_long(&m, "count", 1, 1, 1, &bad) == 1 && bad, "a value out of range is bad");
+	WRITES(msg_write_cancel(out, sizeof out, "p1"), "cancel p1\n");
+	ok(m.type == MSG_CANCEL, "cancel reads back");
+	WRITES(msg_write_ping(out, sizeof out, "t9"), "ping t9\n");
+	WRITES(msg_write_pong(out, sizeof out, "t9"), "pong t9\n");
+	ok(m.type == MSG_PONG && strcmp(m.argv[0], "t9") == 0, "pong reads back");
+	WRITES(msg_write_quit(out, sizeof out), "quit\n");
+	WRITES(msg_write_progress(out, sizeof out, "p1", "depth=3 nodes=7"), "progress p1 depth=3 nodes=7\n");
+	is_str(msg_field(&m, "nodes"), "7", "progress fields read back");
+	WRITES(msg_write_solution(out, sizeof out, "p1", &g4, &eff), "solution p1 1234341221434321 nodes=15 ms=0.034\n");
+	WRITES(msg_write_unsat(out, sizeof out, "p2", &eff, NULL), "unsat p2 nodes=15 ms=0.034\n");
+	WRITES(msg_write_unsat(out, sizeof out, "p2", NULL, "clash"), "unsat p2 reason=clash\n");
+	WRITES(msg_write_count(out, sizeof out, "p3", 2, &g4, &eff, NULL),
+	       "count p3 2 1234341221434321 nodes=15 ms=0.034\n");
+	WRITES(msg_write_count(out, sizeof out, "p3", 0, NULL, NULL, "clash"), "count p3 0 reason=clash\n");
+	WRITES(msg_write_gaveup(out, sizeof out, "p4", "timeout", 12.5), "gaveup p4 timeout ms=12.500\n");
+	WRITES(msg_write_gaveup(out, sizeof out, "p4", "out of memory", -1), "gaveup p4 out_of_memory\n");
+	ok(m.argc == 1, "a reason stays one word");
+	WRITES(msg_write_gaveup(out, sizeof out, "p4", "", -1), "gaveup p4 unknown\n");
+	WRITES(msg_write_cancelled(out, sizeof out, "p5"), "cancelled p5\n");
+	WRITES(msg_write_error(out, sizeof out, "p6", "invalid puzzle: 17 cells"), "error p6 invalid puzzle: 17 cells\n");
+	WRITES(msg_write_error(out, sizeof out, NULL, "line 3: bad\ttab"), "error - line 3: bad?tab\n");
+	const struct msg_hello hello = {"cp", "0.1.0", true, 2, 8, "gpu", "NVIDIA H100 80GB", 512};
+	WRITES(msg_write_hello(out, sizeof out, &hello),
+	       "hello cp 0.1.0 proto=1 kind=complete sizes=2-8 device=gpu detail=NVIDIA_H100_80GB batch=512\n");
+	ok(m.type == MSG_HELLO && strcmp(msg_field(&m, "detail"), "NVIDIA_H100_80GB") == 0, "hello reads back");
+	const struct msg_hello plain = {"acs", "1", false, 2, 5, "cpu", NULL, 0};
+	WRITES(msg_write_hello(out, sizeof out, &plain), "hello acs 1 proto=1 kind=stochastic sizes=2-5 device=cpu\n");
+	/* too small a buffer: -1, never a cut line */
+	char small[12];
+	ok(msg_write_solution(small, sizeof small, "p1", &g4, &eff) == -1, "a line that does not fit is -1");
+	ok(msg_write_quit(small, 5) == -1, "quit needs room for its NUL too");
+	ok(msg_write_quit(small, 6) == 5, "and fits in 6 bytes");
 	return tap_done();
 }

@@ -134,5 +134,24 @@ int main(void)
 	run("xyz\n", &r);
 	ok(r.n == 1 && r.ev[0] == STREAM_INVALID, "garbage is one invalid puzzle");
 	is_str(r.err[0], "line 1: 3 cells, expected 16", "with the nearest size");
+
+	/* NUL bytes: reported, never skipped as a blank or a rule */
+	static struct puzzle_stream ps;
+	static struct stream_item item;
+	bool again;
+	puzzle_stream_init(&ps);
+	ok(puzzle_stream_feed(&ps, "\0", 1, 5, &item, &again) == STREAM_INVALID,
+	   "a line that is only a NUL is invalid");
+	is_str(item.error, "line 5: a NUL byte at column 1", "and says where");
+	ok(puzzle_stream_feed(&ps, "# a\0comment", 12, 6, &item, &again) == STREAM_INVALID,
+	   "a NUL in a comment too");
+	ok(puzzle_stream_feed(&ps, "--\0--", 5, 7, &item, &again) == STREAM_INVALID,
+	   "a NUL among a rule's dashes too");
+	ok(puzzle_stream_feed(&ps, "1 3 . .", 7, 8, &item, &again) == STREAM_NONE, "a 4x4 grid's first row");
+	ok(puzzle_stream_feed(&ps, ". \0 . .", 7, 9, &item, &again) == STREAM_NONE, "a row with a NUL");
+	ok(puzzle_stream_feed(&ps, ". . . .", 7, 10, &item, &again) == STREAM_NONE &&
+	       puzzle_stream_feed(&ps, ". . . 4", 7, 11, &item, &again) == STREAM_INVALID,
+	   "makes the grid invalid at its end");
+	is_str(item.error, "line 9: a NUL byte at column 3", "naming the row's line");
 	return tap_done();
 }

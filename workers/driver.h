@@ -1,0 +1,137 @@
+/* The worker driver's own parts, shared between its files (not the
+ * algorithms' interface: that is worker.h):
+ *
+ *   driver.c          main, the options' values, clocks, the device
+ *   driver_options.c  the command line and --help
+ *   driver_context.c  the algorithm's side of worker.h: stop checks,
+ *                     progress, counting, seeds, stages' times
+ *   driver_protocol.c protocol mode (PROTOCOL.md) and its output
+ *   driver_filter.c   filter mode, one puzzle at a time, and the verdicts
+ *   driver_pipeline.c filter mode for algorithms that solve batches */
+#ifndef SUDOKU_DRIVER_H
+#define SUDOKU_DRIVER_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/grid.h"
+#include "worker.h"
+
+#define ALGO worker_algorithm
+
+/* The stop checks: why a search must end now. worker_should_stop() is the
+ * one check an algorithm polls; ctx_stop() the one way to ask for a stop.
+ *   cancel   protocol "cancel" of every request the search is for
+ *            (driver_protocol.c): answered "cancelled ID";
+ *   timeout  --time-limit, or a solve's limit_ms, ran out (noticed by
+ *            worker_should_stop itself): "# timeout after ..." in filter
+ *            mode, "gaveup ID timeout" in protocol mode;
+ *   quit     protocol "quit" (driver_protocol.c): nothing more is sent.
+ * tests/driver-stops.bats checks that each ends a search that would never
+ * end by itself. */
+enum stop_reason { STOP_NONE, STOP_CANCEL, STOP_TIMEOUT, STOP_QUIT };
+
+struct worker_ctx {
+	atomic_int stop;
+	uint64_t start_ns, deadline_ns; /* deadline 0: none */
+	uint64_t progress_ns, next_progress_ns; /* interval 0: no progress */
+	long count_limit;
+	uint64_t seed;
+	const char *id;    /* protocol mode: the request id */
+	const char *where; /* filter mode: "line 7" */
+};
+
+/* The driver's options (driver_options.c reads them). */
+struct driver_options {
+	bool protocol;
+	bool pretty;
+	bool progress;
+	long count_limit; /* 1: first solution only */
+	double time_limit; /* seconds, 0: none */
+	uint64_t seed;
+	long progress_ms;
+	int batch;
+	bool timing;
+	bool json; /* filter mode: a JSON object per puzzle */
+};
+
+/* driver.c */
+extern struct driver_options opt;
+extern const char *program;
+extern struct worker_init device;
+uint64_t now_ns(void);
+double ms_since(uint64_t t0);
+bool size_supported(int box);
+
+/* driver_options.c */
+void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+/* Returns the index of the first FILE argument. */
+int parse_options(int argc, char **argv);
+
+/* driver_context.c */
+
+/* Asks ctx's search to stop, from any thread. A cancel or a timeout does
+ * not replace a reason already given; quit replaces any (it answers
+ * nothing). */
+void ctx_stop(struct worker_ctx *ctx, enum stop_reason why);
+/* Why ctx's search was asked to stop; STOP_NONE while it may go on. */
+enum stop_reason ctx_stop_reason(struct worker_ctx *ctx);
+void ctx_start(struct worker_ctx *ctx, double limit_s, long progress_ms, long count, uint64_t seed);
+void stage_add(const char *stage, double ms, bool algorithm);
+void stage_report(double wall_ms, long puzzles);
+
+/* driver_protocol.c */
+extern pthread_mutex_t out_lock;
+extern atomic_bool answers_waiting;
+void flush_answers(void);
+/* A line from the codec (msg_write_*'s length); later: a final answer. */
+void send_msg(const char *line, int len, bool later);
+int protocol_main(void);
+
+/* driver_filter.c */
+
+/* Text built up in memory: a batch's answers, formatted by several threads
+ * at once and written in order. */
+struct out_buf {
+	char *p;
+	size_t len, cap;
+};
+
+/* Whether a puzzle was searched, or why not. */
+enum answer_kind { ANSWER_SEARCHED, ANSWER_INVALID, ANSWER_UNSUPPORTED, ANSWER_CLASH };
+
+/* One puzzle's answer, as format_answer writes it. */
+struct answer {
+	const char *file; /* NULL: standard input */
+	long line;
+	enum answer_kind kind;
+	/* not searched: why, "line N: ..."; SOLVE_GAVEUP: the algorithm's reason */
+	const char *note;
+	const struct grid *puzzle; /* NULL when invalid */
+	const struct notation *nt;
+	/* searched: the verdict */
+	enum solve_status st;
+	long count;
+	const struct grid *solution;
+	double ms; /* the search's wall time (for solve_batch, its batch's) */
+};
+
+extern int exit_status;
+char *out_room(struct out_buf *o, size_t more);
+void out_printf(struct out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a puzzle's answer to o: the solution (verified first) or a '#'
+ * line, a boxed grid with --pretty, a JSON object with --json. Sets
+ * *failed when it is not a solution. */
+void format_answer(struct out_buf *o, const struct answer *a, bool *failed);
+/* Why a puzzle of this side is not taken: "line N: ...". */
+void describe_unsupported(char *buf, size_t bufsz, long line, int side);
+int filter_main(int argc, char **argv, int first);
+
+/* driver_pipeline.c */
+int pipeline_main(int argc, char **argv, int first, uint64_t start_ns);
+
+#endif

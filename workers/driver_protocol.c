@@ -1,0 +1,717 @@
+/* Protocol mode (PROTOCOL.md): a reader thread takes requests into a
+ * queue, solving threads answer them in order; the output keeps lines
+ * whole and lets final answers wait to go out in runs. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "line_reader.h"
+#include "protocol/message.h"
+#include "driver.h"
+
+/* --- output --- */
+
+pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Answers waiting in the buffer below (see send_answer). */
+atomic_bool answers_waiting;
+
+/* Protocol mode: whole lines to standard output, never split between two
+ * writers. Final answers may wait in a buffer while more puzzles are queued
+ * (one write, and one wake-up of the racer, for a run of easy puzzles); it
+ * is written out before the solver waits for work, when it grows large, and
+ * before any other line (progress, cancel acknowledgements, pong). */
+static char answers[32768];
+static size_t answers_len;
+
+static void write_all(const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t k = write(STDOUT_FILENO, buf, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			/* the racer is gone: nobody wants our answers */
+			_exit(0);
+		}
+		buf += k;
+		n -= (size_t)k;
+	}
+}
+
+/* Called with out_lock held. */
+static void flush_answers_locked(void)
+{
+	if (answers_len)
+		write_all(answers, answers_len);
+	answers_len = 0;
+	atomic_store_explicit(&answers_waiting, false, memory_order_relaxed);
+}
+
+void flush_answers(void)
+{
+	pthread_mutex_lock(&out_lock);
+	flush_answers_locked();
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void send_buf(const char *buf, size_t n, bool later)
+{
+	pthread_mutex_lock(&out_lock);
+	if (later && n <= sizeof answers) {
+		if (answers_len + n > sizeof answers)
+			flush_answers_locked();
+		memcpy(answers + answers_len, buf, n);
+		answers_len += n;
+		atomic_store_explicit(&answers_waiting, true, memory_order_relaxed);
+	} else {
+		flush_answers_locked();
+		write_all(buf, n);
+	}
+	pthread_mutex_unlock(&out_lock);
+}
+
+/* A line written by the codec (msg_write_*: its length, -1 when it did not
+ * fit, which the line limit rules out); later: a final answer, which may
+ * wait in the buffer (see above). */
+void send_msg(const char *line, int len, bool later)
+{
+	if (len > 0)
+		send_buf(line, (size_t)len, later);
+}
+
+static void send_cancelled(const char *id, bool later)
+{
+	char line[PROTO_ID_MAX + 16];
+	send_msg(line, msg_write_cancelled(line, sizeof line, id), later);
+}
+
+/* An error about request id (NULL: about no request), its text formatted. */
+static void send_error(const char *id, bool later, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void send_error(const char *id, bool later, const char *fmt, ...)
+{
+	char text[GRID_ERR_MAX + 256], line[sizeof text + PROTO_ID_MAX + 16];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof text, fmt, ap);
+	va_end(ap);
+	send_msg(line, msg_write_error(line, sizeof line, id, text), later);
+}
+
+/* --- protocol mode --- */
+
+enum job_kind { JOB_SOLVE, JOB_ERROR, JOB_CLASH };
+
+struct slot;
+
+struct job {
+	struct job *next, *prev; /* in the queue */
+	struct job *same_hash;   /* in the id set's bucket */
+	bool in_set;             /* its id is in the id set (not a duplicate's) */
+	struct slot *slot;       /* taken from the queue into a batch: its slot */
+	enum job_kind kind;
+	char id[PROTO_ID_MAX];
+	char text[GRID_ERR_MAX + 64]; /* JOB_ERROR, JOB_CLASH: the message */
+	uint64_t seed;
+	long limit_ms, count, progress_ms;
+	atomic_bool cancelled;
+	bool acked; /* its cancel was acknowledged while its batch ran on */
+	size_t room; /* bytes allocated for it (it is reused: spare_jobs) */
+	struct grid grid; /* short: the header and the cells used (make_job) */
+};
+
+/* Jobs answered, kept for reuse (under queue_lock): a malloc in the reading
+ * thread and a free in a solving thread for every puzzle cost more than an
+ * easy puzzle's search (arena locks, and the heap trimmed and faulted back
+ * in page by page). */
+static struct job *spare_jobs;
+
+/* Called with queue_lock held. */
+static void spare_job(struct job *j)
+{
+	j->next = spare_jobs;
+	spare_jobs = j;
+}
+
+static void free_jobs(struct job *j)
+{
+	while (j) {
+		struct job *next = j->next;
+		free(j);
+		j = next;
+	}
+}
+
+static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t queue_wake = PTHREAD_COND_INITIALIZER;
+static struct job *queue_head, *queue_tail;
+static long queue_len;
+static bool input_done, quitting;
+
+/* The ids in flight, queued or being solved, each with its job: a new
+ * request's id is checked, and a cancel finds its job, in constant time
+ * (a scan of the queue made a ping wait seconds behind 40,000 solves).
+ * Chained through the jobs; at most PROTO_QUEUE_MAX + two batches of ids,
+ * so a table twice that keeps the chains short. */
+#define ID_BUCKETS (1u << 18)
+static struct job **id_set;
+
+static uint32_t id_hash(const char *id)
+{
+	uint32_t h = 2166136261u; /* FNV-1a */
+	for (; *id; id++)
+		h = (h ^ (unsigned char)*id) * 16777619u;
+	return h & (ID_BUCKETS - 1);
+}
+
+/* The job in flight with this id, or NULL. Called with queue_lock held. */
+static struct job *id_find(const char *id)
+{
+	for (struct job *j = id_set[id_hash(id)]; j; j = j->same_hash)
+		if (strcmp(j->id, id) == 0)
+			return j;
+	return NULL;
+}
+
+static void id_add(struct job *j)
+{
+	struct job **b = &id_set[id_hash(j->id)];
+	j->same_hash = *b;
+	*b = j;
+	j->in_set = true;
+}
+
+/* Called with queue_lock held, when j is no longer in flight: out of the
+ * queue to be answered. */
+static void id_remove(struct job *j)
+{
+	if (!j->in_set)
+		return;
+	struct job **pp = &id_set[id_hash(j->id)];
+	while (*pp != j)
+		pp = &(*pp)->same_hash;
+	*pp = j->same_hash;
+	j->in_set = false;
+}
+
+static void queue_push(struct job *j)
+{
+	j->next = NULL;
+	j->prev = queue_tail;
+	if (queue_tail)
+		queue_tail->next = j;
+	else
+		queue_head = j;
+	queue_tail = j;
+	queue_len++;
+}
+
+static void queue_unlink(struct job *j)
+{
+	if (j->prev)
+		j->prev->next = j->next;
+	else
+		queue_head = j->next;
+	if (j->next)
+		j->next->prev = j->prev;
+	else
+		queue_tail = j->prev;
+	j->next = j->prev = NULL;
+	queue_len--;
+}
+
+/* The batches being solved: one at a time, or for an algorithm with
+ * solve_batch two (the GPU's expansion of one beside the other's
+ * launches), each taken by a solving thread of its own; answers go out in
+ * the order the requests came (turns, by a batch's place in the queue). */
+#define PROTO_SOLVERS 2
+struct slot {
+	struct job **jobs; /* opt.batch at most */
+	int n;
+	struct worker_ctx *ctx;
+	bool waiting; /* solved, waiting for its turn to answer */
+	struct grid *whole; /* a job's short grid made whole for solve() */
+};
+static struct slot slots[PROTO_SOLVERS];
+static int nslots;
+static long turns_taken, turn_now;
+static pthread_cond_t turn_wake = PTHREAD_COND_INITIALIZER;
+
+/* Turns a solve message into a job (one that may already be answered).
+ * The job is built whole here, then kept short: its grid's header and the
+ * cells used, no more (a whole grid is 4 kB; a queue of 65,536 9x9 jobs
+ * takes 30 MB instead of 290, and the reader is not slowed by page faults). */
+static struct job *make_job(const struct msg *m, struct job **spares)
+{
+	static struct job whole; /* the reader thread's */
+	struct job *j = &whole;
+	j->next = j->prev = j->same_hash = NULL;
+	j->in_set = false;
+	j->slot = NULL;
+	j->acked = false;
+	j->text[0] = '\0';
+	grid_init(&j->grid, GRID_MIN_BOX);
+	char err[GRID_ERR_MAX];
+	struct notation nt;
+	bool bad = false;
+	snprintf(j->id, sizeof j->id, "%s", m->id);
+	atomic_init(&j->cancelled, false);
+	j->kind = JOB_SOLVE;
+	j->limit_ms = msg_field_long(m, "limit_ms", (long)(opt.time_limit * 1000), 0, 1L << 40, &bad);
+	j->count = msg_field_long(m, "count", 1, 1, 1L << 50, &bad);
+	j->progress_ms = msg_field_long(m, "progress_ms", 0, 0, 1L << 40, &bad);
+	if (j->progress_ms > 0 && j->progress_ms < 10)
+		j->progress_ms = 10;
+	j->seed = msg_field_u64(m, "seed", opt.seed, &bad);
+	if (bad) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "bad field value");
+	} else if (grid_parse(m->argv[0], strlen(m->argv[0]), &j->grid, &nt, err, sizeof err) < 0) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "invalid puzzle: %s", err);
+	} else if (!size_supported(j->grid.box)) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "size %dx%d not supported (box sizes %d-%d)",
+			 j->grid.side, j->grid.side, ALGO.min_box,
+			 device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box);
+	} else if (j->count > 1 && ALGO.kind != WORKER_COMPLETE) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "counting needs a complete worker");
+	} else if (grid_check_givens(&j->grid, err, sizeof err) < 0) {
+		j->kind = JOB_CLASH;
+		snprintf(j->text, sizeof j->text, "%s", err);
+	}
+	if (j->kind == JOB_ERROR)
+		grid_init(&j->grid, GRID_MIN_BOX); /* no cells needed: keep it short */
+	size_t size = offsetof(struct job, grid) + offsetof(struct grid, cell) +
+		      (j->kind == JOB_ERROR ? 0 : (size_t)j->grid.cells);
+	struct job *kept = *spares;
+	size_t room = kept ? kept->room : 0;
+	if (kept && room >= size) {
+		*spares = kept->next;
+	} else {
+		room = size;
+		if (!(kept = malloc(size))) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+	}
+	memcpy(kept, j, size);
+	kept->room = room;
+	atomic_init(&kept->cancelled, false);
+	return kept;
+}
+
+static void handle_cancel(const char *id)
+{
+	pthread_mutex_lock(&queue_lock);
+	struct job *j = id_find(id);
+	if (j && j->slot) {
+		struct slot *sl = j->slot;
+		atomic_store(&j->cancelled, true);
+		bool all = true;
+		for (int k = 0; k < sl->n; k++)
+			all &= atomic_load(&sl->jobs[k]->cancelled);
+		if (all && sl->ctx)
+			ctx_stop(sl->ctx, STOP_CANCEL);
+		/* a batch that goes on for the others, or one that waits for
+		 * the batch before it, must not hold this acknowledgement back
+		 * (PROTOCOL.md 8): send it now, and nothing when it answers */
+		bool ack_now = (!all || sl->waiting) && !j->acked;
+		if (ack_now)
+			j->acked = true;
+		pthread_mutex_unlock(&queue_lock);
+		if (ack_now)
+			send_cancelled(id, false);
+		return;
+	}
+	char id_copy[PROTO_ID_MAX];
+	if (j) {
+		queue_unlink(j);
+		id_remove(j);
+		snprintf(id_copy, sizeof id_copy, "%s", j->id);
+		spare_job(j);
+	}
+	pthread_mutex_unlock(&queue_lock);
+	if (j)
+		send_cancelled(id_copy, false);
+}
+
+static void *reader_main(void *arg)
+{
+	(void)arg;
+	struct line_reader lr;
+	if (line_reader_init(&lr, STDIN_FILENO, PROTO_LINE_MAX - 1) < 0) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	/* the reader's own stock of spare jobs, refilled from spare_jobs while
+	 * it holds the lock anyway; and the solves queued since the solving
+	 * threads were last woken: they are woken once for a run of lines read
+	 * at once, not once a line */
+	struct job *spares = NULL;
+	int unsignalled = 0;
+	for (;;) {
+		char *line;
+		size_t len;
+		if (unsignalled && !line_reader_buffered(&lr)) {
+			pthread_mutex_lock(&queue_lock);
+			pthread_cond_signal(&queue_wake);
+			pthread_mutex_unlock(&queue_lock);
+			unsignalled = 0;
+		}
+		enum line_status st = line_reader_next(&lr, &line, &len);
+		if (st == LINE_EOF || st == LINE_ERROR)
+			break;
+		if (st == LINE_OVERLONG) {
+			send_error(NULL, false, "line %ld is longer than %d bytes", lr.lineno, PROTO_LINE_MAX);
+			continue;
+		}
+		struct msg m;
+		char err[128];
+		if (msg_parse(line, len, &m, err, sizeof err) < 0) {
+			send_error(NULL, false, "line %ld: %s", lr.lineno, err);
+			continue;
+		}
+		switch (m.type) {
+		case MSG_SOLVE: {
+			pthread_mutex_lock(&queue_lock);
+			bool full = queue_len >= PROTO_QUEUE_MAX;
+			pthread_mutex_unlock(&queue_lock);
+			if (full) {
+				/* at once, out of turn: the racer learns to wait */
+				send_error(m.id, false, "queue full: %d requests are waiting", PROTO_QUEUE_MAX);
+				break;
+			}
+			struct job *j = make_job(&m, &spares);
+			pthread_mutex_lock(&queue_lock);
+			if (id_find(j->id)) {
+				j->kind = JOB_ERROR;
+				snprintf(j->text, sizeof j->text, "duplicate id");
+			} else {
+				id_add(j);
+			}
+			queue_push(j);
+			if (!spares) {
+				spares = spare_jobs;
+				spare_jobs = NULL;
+			}
+			if (++unsignalled >= 16) {
+				pthread_cond_signal(&queue_wake);
+				unsignalled = 0;
+			}
+			pthread_mutex_unlock(&queue_lock);
+			break;
+		}
+		case MSG_CANCEL:
+			handle_cancel(m.id);
+			break;
+		case MSG_PING: {
+			char pong[PROTO_LINE_MAX];
+			send_msg(pong, msg_write_pong(pong, sizeof pong, m.argv[0]), false);
+			break;
+		}
+		case MSG_QUIT:
+			pthread_mutex_lock(&queue_lock);
+			quitting = true;
+			for (int k = 0; k < nslots; k++)
+				if (slots[k].ctx)
+					ctx_stop(slots[k].ctx, STOP_QUIT);
+			pthread_cond_broadcast(&queue_wake);
+			pthread_cond_broadcast(&turn_wake);
+			pthread_mutex_unlock(&queue_lock);
+			free_jobs(spares);
+			line_reader_free(&lr);
+			return NULL;
+		default:
+			break; /* unknown or not for a worker: ignored (PROTOCOL.md 9) */
+		}
+	}
+	free_jobs(spares);
+	line_reader_free(&lr);
+	pthread_mutex_lock(&queue_lock);
+	input_done = true;
+	pthread_cond_broadcast(&queue_wake);
+	pthread_mutex_unlock(&queue_lock);
+	return NULL;
+}
+
+static void send_final(const struct job *j, enum solve_status st, const struct solve_result *res,
+		       enum stop_reason why, double ms)
+{
+	if (j->acked)
+		return;
+	if (atomic_load(&j->cancelled)) {
+		send_cancelled(j->id, true);
+		return;
+	}
+	char line[PROTO_LINE_MAX];
+	const struct msg_effort effort = {res->nodes, ms};
+	int n = -1;
+	switch (st) {
+	case SOLVE_SOLVED:
+		if (!grid_verify(&j->grid, &res->solution, NULL, 0)) {
+			/* never pass on a wrong answer, even our own */
+			send_error(j->id, true, "internal error: %s found a wrong answer", ALGO.name);
+			return;
+		}
+		if (j->count > 1)
+			n = msg_write_count(line, sizeof line, j->id, res->count, &res->solution, &effort, NULL);
+		else
+			n = msg_write_solution(line, sizeof line, j->id, &res->solution, &effort);
+		break;
+	case SOLVE_UNSAT:
+		if (j->count > 1)
+			n = msg_write_count(line, sizeof line, j->id, 0, NULL, &effort, NULL);
+		else
+			n = msg_write_unsat(line, sizeof line, j->id, &effort, NULL);
+		break;
+	case SOLVE_GAVEUP:
+		n = msg_write_gaveup(line, sizeof line, j->id, res->reason, ms);
+		break;
+	case SOLVE_STOPPED:
+		if (why == STOP_CANCEL)
+			n = msg_write_cancelled(line, sizeof line, j->id);
+		else
+			n = msg_write_gaveup(line, sizeof line, j->id, "timeout", ms);
+		break;
+	}
+	send_msg(line, n, true);
+}
+
+/* Waits for this batch's turn to answer (its place in the queue). */
+static void wait_turn(long turn)
+{
+	pthread_mutex_lock(&queue_lock);
+	while (turn_now != turn)
+		pthread_cond_wait(&turn_wake, &queue_lock);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+static void end_turn(void)
+{
+	pthread_mutex_lock(&queue_lock);
+	turn_now++;
+	pthread_cond_broadcast(&turn_wake);
+	pthread_mutex_unlock(&queue_lock);
+}
+
+/* Solves the batch in slot sl and answers it in its turn. */
+static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
+{
+	struct worker_ctx ctx = {.id = jobs[0]->id};
+	/* one puzzle at a time with one solving thread (all but the GPU): its
+	 * result is kept, and only the fields an algorithm may leave alone are
+	 * cleared (the solution is written whole when there is one) */
+	static struct solve_result one_res;
+	static enum solve_status one_st;
+	struct solve_result *res = &one_res;
+	enum solve_status *st = &one_st;
+	bool own = n > 1 || nslots > 1;
+	if (own) {
+		res = calloc((size_t)n, sizeof *res);
+		st = calloc((size_t)n, sizeof *st);
+		if (!res || !st) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+	} else {
+		one_res.count = 0;
+		one_res.nodes = 0;
+		one_res.reason[0] = '\0';
+		grid_init(&one_res.solution, GRID_MIN_BOX);
+	}
+	long limit = 0;
+	for (int i = 0; i < n; i++)
+		limit = jobs[i]->limit_ms > limit ? jobs[i]->limit_ms : limit;
+	ctx_start(&ctx, (double)limit / 1000.0, jobs[0]->progress_ms, jobs[0]->count, jobs[0]->seed);
+	pthread_mutex_lock(&queue_lock);
+	sl->ctx = &ctx;
+	if (quitting)
+		ctx_stop(&ctx, STOP_QUIT);
+	pthread_mutex_unlock(&queue_lock);
+	if (n == 1) {
+		/* solve() may copy its puzzle whole (worker.h): a whole grid */
+		const struct grid *g = &jobs[0]->grid;
+		memcpy(sl->whole, g, offsetof(struct grid, cell) + (size_t)g->cells);
+		st[0] = ALGO.solve(sl->whole, &res[0], &ctx);
+	} else {
+		const struct grid **grids = calloc((size_t)n, sizeof *grids);
+		struct solve_result **out = calloc((size_t)n, sizeof *out);
+		if (!grids || !out)
+			exit(2);
+		for (int i = 0; i < n; i++) {
+			grids[i] = &jobs[i]->grid;
+			out[i] = &res[i];
+		}
+		ALGO.solve_batch(grids, n, out, st, &ctx);
+		free(grids);
+		free(out);
+	}
+	double ms = worker_elapsed_ms(&ctx);
+	/* still in the slot while it waits for its turn, so that a cancel
+	 * finds its jobs; those cancelled already are acknowledged now */
+	bool *ack = calloc((size_t)n, sizeof *ack);
+	if (!ack) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	pthread_mutex_lock(&queue_lock);
+	sl->waiting = true;
+	for (int i = 0; i < n; i++)
+		if (atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked)
+			ack[i] = jobs[i]->acked = true;
+	pthread_mutex_unlock(&queue_lock);
+	for (int i = 0; i < n; i++)
+		if (ack[i])
+			send_cancelled(jobs[i]->id, false);
+	free(ack);
+	wait_turn(turn);
+	pthread_mutex_lock(&queue_lock);
+	sl->ctx = NULL;
+	sl->n = 0;
+	sl->waiting = false;
+	for (int i = 0; i < n; i++) {
+		id_remove(jobs[i]);
+		jobs[i]->slot = NULL;
+	}
+	bool quit = quitting;
+	pthread_mutex_unlock(&queue_lock);
+	if (!quit)
+		for (int i = 0; i < n; i++)
+			send_final(jobs[i], st[i], &res[i], ctx_stop_reason(&ctx), ms);
+	end_turn();
+	if (own) {
+		free(res);
+		free(st);
+	}
+}
+
+/* A solving thread: takes the next batch from the queue into its slot. */
+static void *solver_main(void *arg)
+{
+	struct slot *sl = arg;
+	struct job **copy = malloc((size_t)opt.batch * sizeof *copy);
+	if (!copy) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	struct job *answered = NULL; /* for spare_jobs, when the lock is next held */
+	for (;;) {
+		int n = 0;
+		pthread_mutex_lock(&queue_lock);
+		while (answered) {
+			struct job *next = answered->next;
+			spare_job(answered);
+			answered = next;
+		}
+		if (!queue_head) {
+			/* nothing to do: the answers so far go out before the wait */
+			pthread_mutex_unlock(&queue_lock);
+			flush_answers();
+			pthread_mutex_lock(&queue_lock);
+		}
+		while (!queue_head && !input_done && !quitting)
+			pthread_cond_wait(&queue_wake, &queue_lock);
+		if (quitting || !queue_head) {
+			pthread_mutex_unlock(&queue_lock);
+			flush_answers();
+			break;
+		}
+		const long turn = turns_taken++;
+		struct job *head = queue_head;
+		if (head->kind != JOB_SOLVE) {
+			/* already answered: keep its place in the order */
+			queue_unlink(head);
+			id_remove(head);
+			pthread_mutex_unlock(&queue_lock);
+			wait_turn(turn);
+			if (head->kind == JOB_CLASH) {
+				char line[PROTO_ID_MAX + 64];
+				int n = ALGO.kind != WORKER_COMPLETE
+						? msg_write_gaveup(line, sizeof line, head->id, "unsat", -1)
+					: head->count > 1 ? msg_write_count(line, sizeof line, head->id, 0, NULL, NULL, "clash")
+							  : msg_write_unsat(line, sizeof line, head->id, NULL, "clash");
+				send_msg(line, n, true);
+			} else {
+				send_error(head->id, true, "%s", head->text);
+			}
+			end_turn();
+			head->next = answered;
+			answered = head;
+			continue;
+		}
+		/* a batch: solve jobs from the head with the same count */
+		while (queue_head && queue_head->kind == JOB_SOLVE && n < opt.batch &&
+		       queue_head->count == head->count && (n == 0 || ALGO.solve_batch)) {
+			struct job *j = queue_head;
+			queue_unlink(j);
+			j->slot = sl;
+			sl->jobs[n++] = j;
+		}
+		sl->n = n;
+		pthread_mutex_unlock(&queue_lock);
+		memcpy(copy, sl->jobs, (size_t)n * sizeof *copy);
+		solve_jobs(sl, copy, n, turn);
+		for (int i = 0; i < n; i++) {
+			copy[i]->next = answered;
+			answered = copy[i];
+		}
+	}
+	free_jobs(answered);
+	free(copy);
+	return NULL;
+}
+
+int protocol_main(void)
+{
+	pthread_t reader, solver[PROTO_SOLVERS];
+	signal(SIGPIPE, SIG_IGN);
+	nslots = ALGO.solve_batch ? PROTO_SOLVERS : 1;
+	id_set = calloc(ID_BUCKETS, sizeof *id_set);
+	if (!id_set)
+		return 2;
+	for (int k = 0; k < nslots; k++) {
+		slots[k].jobs = calloc((size_t)opt.batch, sizeof *slots[k].jobs);
+		slots[k].whole = malloc(sizeof *slots[k].whole);
+		if (!slots[k].jobs || !slots[k].whole)
+			return 2;
+	}
+	const struct msg_hello hello = {
+		.name = ALGO.name,
+		.version = PACKAGE_VERSION,
+		.complete = ALGO.kind == WORKER_COMPLETE,
+		.min_box = ALGO.min_box,
+		.max_box = device.max_box < ALGO.max_box ? device.max_box : ALGO.max_box,
+		.device = device.device,
+		.detail = device.detail,
+		.batch = opt.batch,
+	};
+	char line[PROTO_LINE_MAX];
+	send_msg(line, msg_write_hello(line, sizeof line, &hello), false);
+	if (pthread_create(&reader, NULL, reader_main, NULL) != 0) {
+		fprintf(stderr, "%s: cannot start the reader thread\n", program);
+		return 2;
+	}
+	pthread_detach(reader);
+	for (int k = 1; k < nslots; k++)
+		if (pthread_create(&solver[k], NULL, solver_main, &slots[k]) != 0) {
+			fprintf(stderr, "%s: cannot start a solving thread\n", program);
+			return 2;
+		}
+	solver_main(&slots[0]);
+	for (int k = 1; k < nslots; k++)
+		pthread_join(solver[k], NULL);
+	return 0;
+}
+
