@@ -742,6 +742,7 @@ void cache_read_begin(void)
 }
 
 static void flush_soon(void);
+static void flush_async(void);
 
 void cache_read_end(void)
 {
@@ -750,7 +751,7 @@ void cache_read_end(void)
 		reading = false;
 	}
 	if (npending >= BATCH)
-		cache_flush();
+		flush_async();
 }
 
 static void queue(enum op op, const uint8_t key[16], uint8_t *value, size_t len)
@@ -767,7 +768,7 @@ static void queue(enum op op, const uint8_t key[16], uint8_t *value, size_t len)
 	p->value = value;
 	p->len = len;
 	if (npending >= BATCH && !reading)
-		cache_flush();
+		flush_async();
 	else
 		flush_soon();
 }
@@ -1215,7 +1216,7 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	(void)arg;
 	if (!reading)
-		cache_flush();
+		flush_async();
 	else
 		flush_soon();
 }
@@ -1278,7 +1279,9 @@ static void write_all(void *arg)
 	}
 }
 
-/* What a child reports, then the argument it was given, as fn left it. */
+/* What a child reports, then the argument it was given, as fn left it:
+ * one write, at most PIPE_BUF bytes, so one read takes it all. */
+#define CHILD_ARG_MAX 1024
 struct child_report {
 	int sig;     /* a fault that ended fn */
 	int open_rc; /* the store could not be opened */
@@ -1311,20 +1314,18 @@ static int open_child_env(void)
 	return rc;
 }
 
-/* Runs fn(arg) in a child process with its own handle on the store, and
- * copies arg (argsz bytes) back. Every write goes this way: LMDB writing
- * into a damaged file can overrun its own buffers (glibc then aborts on a
- * corrupt heap), which no trap undoes; in a child it costs the child.
- * Returns 0; the signal that ended fn or the child (SIGABRT for LMDB's own
- * checks); -1 when there is no child (errno), or -2 when the child could
- * not open the store (*open_rc). */
-static int in_child(void (*fn)(void *), void *arg, size_t argsz, int *open_rc)
+/* Starts fn(arg) in a child process with its own handle on the store.
+ * Every write goes this way: LMDB writing into a damaged file can overrun
+ * its own buffers (glibc then aborts on a corrupt heap), which no trap
+ * undoes; in a child it costs the child. The child's report, then arg as
+ * fn left it, come on *fd in one write. -1 when there is no child (errno). */
+static int child_start(void (*fn)(void *), void *arg, size_t argsz, pid_t *pid, int *fd)
 {
 	int fds[2];
 	if (pipe(fds) < 0)
 		return -1;
-	pid_t pid = fork();
-	if (pid == 0) {
+	*pid = fork();
+	if (*pid == 0) {
 		/* the racer's handlers would tell its event loop of our signals */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
@@ -1335,34 +1336,58 @@ static int in_child(void (*fn)(void *), void *arg, size_t argsz, int *open_rc)
 		struct child_report rep = {0, open_child_env()};
 		if (rep.open_rc == 0)
 			rep.sig = trapped(fn, arg);
-		bool ok = write(fds[1], &rep, sizeof rep) == (ssize_t)sizeof rep &&
-			  write(fds[1], arg, argsz) == (ssize_t)argsz;
-		_exit(ok ? 0 : 1);
+		uint8_t out[sizeof rep + CHILD_ARG_MAX];
+		if (argsz > sizeof out - sizeof rep)
+			_exit(1);
+		memcpy(out, &rep, sizeof rep);
+		memcpy(out + sizeof rep, arg, argsz);
+		_exit(write(fds[1], out, sizeof rep + argsz) == (ssize_t)(sizeof rep + argsz) ? 0 : 1);
 	}
 	int err = errno;
 	close(fds[1]);
-	if (pid < 0) {
+	if (*pid < 0) {
 		close(fds[0]);
 		errno = err;
 		return -1;
 	}
+	*fd = fds[0];
+	return 0;
+}
+
+/* Reads the child's report (waiting for it) and reaps the child. Returns
+ * 0; the signal that ended fn or the child (SIGABRT for LMDB's own
+ * checks); or -2 when the child could not open the store (*open_rc). */
+static int child_finish(pid_t pid, int fd, void *arg, size_t argsz, int *open_rc)
+{
 	struct child_report rep = {0, 0};
-	FILE *in = fdopen(fds[0], "r");
-	bool got = in && fread(&rep, sizeof rep, 1, in) == 1 && fread(arg, argsz, 1, in) == 1;
-	if (in)
-		fclose(in);
-	else
-		close(fds[0]);
+	uint8_t in[sizeof rep + CHILD_ARG_MAX];
+	ssize_t got;
+	while ((got = read(fd, in, sizeof in)) < 0 && errno == EINTR)
+		;
+	close(fd);
+	/* (the racer's SIGCHLD handler may have reaped it: then no status) */
 	int st = 0;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	if (!got)
+	if (got != (ssize_t)(sizeof rep + argsz))
 		return WIFSIGNALED(st) ? WTERMSIG(st) : SIGABRT;
+	memcpy(&rep, in, sizeof rep);
+	memcpy(arg, in + sizeof rep, argsz);
 	if (rep.open_rc) {
 		*open_rc = rep.open_rc;
 		return -2;
 	}
 	return rep.sig;
+}
+
+/* fn(arg) in a child, waiting for it: as child_finish, or -1 (errno). */
+static int in_child(void (*fn)(void *), void *arg, size_t argsz, int *open_rc)
+{
+	pid_t pid;
+	int fd;
+	if (child_start(fn, arg, argsz, &pid, &fd) < 0)
+		return -1;
+	return child_finish(pid, fd, arg, argsz, open_rc);
 }
 
 /* What a failed in_child says: damage, or an error. */
@@ -1379,8 +1404,78 @@ static void child_failed(int res, int open_rc, const char *what)
 	}
 }
 
+/* The writer at work while the event loop goes on (at most one). */
+static struct {
+	pid_t pid;
+	int fd;
+	struct event *ev;
+	struct write_result r;
+} writer = {-1, -1, NULL, {0, 0, 0}};
+
+/* The writer's report: counts, or damage, or a failure. */
+static void writer_done(void)
+{
+	int open_rc = 0;
+	int res = child_finish(writer.pid, writer.fd, &writer.r, sizeof writer.r, &open_rc);
+	writer.pid = -1;
+	writer.fd = -1;
+	if (writer.ev)
+		event_free(writer.ev);
+	writer.ev = NULL;
+	if (res != 0) {
+		child_failed(res, open_rc, "cannot write");
+		return;
+	}
+	cache_counts.written += writer.r.written;
+	cache_counts.evicted += writer.r.evicted;
+	if (writer.r.rc != 0)
+		cache_fail(writer.r.rc == MDB_MAP_FULL ? "full (is --cache-size too small for one entry?)"
+						       : "cannot write",
+			   writer.r.rc);
+}
+
+static void on_writer(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	writer_done();
+	if (enabled && npending)
+		flush_soon();
+}
+
+/* A batch to a writer child, without waiting for it: the event loop goes
+ * on while it writes (and syncs). The queue is the child's copy from
+ * here. */
+static void flush_async(void)
+{
+	if (!enabled || !npending || reading || writer.pid > 0) {
+		if (enabled && npending)
+			flush_soon();
+		return;
+	}
+	if (!base) {
+		cache_flush();
+		return;
+	}
+	writer.r = (struct write_result){0, 0, 0};
+	if (child_start(write_all, &writer.r, sizeof writer.r, &writer.pid, &writer.fd) < 0) {
+		cache_fail("cannot write", errno);
+		return;
+	}
+	writer.ev = event_new(base, writer.fd, EV_READ, on_writer, NULL);
+	if (!writer.ev)
+		die("out of memory");
+	event_add(writer.ev, NULL);
+	drop_pending();
+	if (flush_timer)
+		evtimer_del(flush_timer);
+}
+
 void cache_flush(void)
 {
+	if (writer.pid > 0)
+		writer_done();
 	if (!enabled || !npending || reading)
 		return;
 	struct write_result r = {0, 0, 0};
