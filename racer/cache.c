@@ -84,6 +84,10 @@ struct cache_counts cache_counts;
 static MDB_env *env;
 static MDB_dbi dbi, lru_dbi;
 static MDB_txn *rtxn;
+/* the read transaction and cursor of a trapped call other than a look-up:
+ * after a fault they are closed with the store */
+static MDB_txn *ttxn;
+static MDB_cursor *tcur;
 static bool enabled, reading, failed_once;
 /* cache clear: a damaged store is removed, not set aside */
 static bool remove_damaged, removed;
@@ -384,6 +388,12 @@ static void drop_pending(void)
 static void close_env(void *arg)
 {
 	(void)arg;
+	if (tcur)
+		mdb_cursor_close(tcur);
+	tcur = NULL;
+	if (ttxn)
+		mdb_txn_abort(ttxn);
+	ttxn = NULL;
 	if (rtxn)
 		mdb_txn_abort(rtxn);
 	rtxn = NULL;
@@ -491,8 +501,8 @@ struct open_check {
 static void check_store(void *arg)
 {
 	struct open_check *c = arg;
-	MDB_txn *txn;
-	c->rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
+	c->rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &ttxn);
+	MDB_txn *txn = ttxn;
 	if (c->rc != 0)
 		return;
 	c->rc = mdb_dbi_open(txn, NULL, 0, &dbi);
@@ -503,6 +513,7 @@ static void check_store(void *arg)
 		if (v.mv_size != META_LEN || memcmp(b, META_MAGIC, 7) != 0) {
 			snprintf(c->why, sizeof c->why, "its format record is garbage");
 			mdb_txn_abort(txn);
+			ttxn = NULL;
 			return;
 		}
 		c->format = b[7];
@@ -510,10 +521,12 @@ static void check_store(void *arg)
 	} else if (rc != MDB_NOTFOUND) {
 		c->rc = rc;
 		mdb_txn_abort(txn);
+		ttxn = NULL;
 		return;
 	}
 	if (c->format > FORMAT) {
 		mdb_txn_abort(txn);
+		ttxn = NULL;
 		return;
 	}
 	rc = mdb_dbi_open(txn, "lru", 0, &lru_dbi);
@@ -524,9 +537,11 @@ static void check_store(void *arg)
 	if (rc != 0) {
 		c->rc = rc;
 		mdb_txn_abort(txn);
+		ttxn = NULL;
 		return;
 	}
 	c->rc = mdb_txn_commit(txn);
+	ttxn = NULL;
 }
 
 static void write_meta(MDB_txn *txn, uint64_t tick, int *rc)
@@ -857,33 +872,31 @@ static void walk(void *arg)
 	static struct grid puzzle;
 	static struct cache_entry e;
 	char why[128];
-	MDB_txn *txn;
-	MDB_cursor *cur;
-	w->rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
+	w->rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &ttxn);
 	if (w->rc != 0)
 		return;
-	w->rc = mdb_cursor_open(txn, dbi, &cur);
-	if (w->rc != 0) {
-		mdb_txn_abort(txn);
-		return;
-	}
+	w->rc = mdb_cursor_open(ttxn, dbi, &tcur);
 	MDB_val k, v;
-	while ((w->rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0) {
+	while (w->rc == 0 && (w->rc = mdb_cursor_get(tcur, &k, &v, MDB_NEXT)) == 0) {
 		if (k.mv_size != 16)
 			continue; /* the format record, the lru database's name */
 		int d = cache_decode(v.mv_data, v.mv_size, &puzzle, &e, why, sizeof why);
 		w->fn(d > 0 ? &puzzle : NULL, d > 0 ? &e : NULL, d, w->arg);
 	}
-	mdb_cursor_close(cur);
+	if (tcur)
+		mdb_cursor_close(tcur);
+	tcur = NULL;
 	/* the order of use too: damage there is damage */
-	if (w->rc == MDB_NOTFOUND && (w->rc = mdb_cursor_open(txn, lru_dbi, &cur)) == 0) {
-		while ((w->rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0)
+	if (w->rc == MDB_NOTFOUND && (w->rc = mdb_cursor_open(ttxn, lru_dbi, &tcur)) == 0) {
+		while ((w->rc = mdb_cursor_get(tcur, &k, &v, MDB_NEXT)) == 0)
 			;
-		mdb_cursor_close(cur);
+		mdb_cursor_close(tcur);
+		tcur = NULL;
 	}
 	if (w->rc == MDB_NOTFOUND)
 		w->rc = 0;
-	mdb_txn_abort(txn);
+	mdb_txn_abort(ttxn);
+	ttxn = NULL;
 }
 
 int cache_each(cache_visit fn, void *arg, char *err, size_t errsz)
