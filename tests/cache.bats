@@ -235,6 +235,14 @@ make_store() {
 	[ "$(stat -c %s "$C/data.mdb")" -gt 100000 ]
 }
 
+# all_solved PUZZLES ANSWERS: every answer a solution (a puzzle of 45%
+# givens may have several: any will do).
+all_solved() {
+	run verify "$1" "$2"
+	assert_success
+	assert_line "$(wc -l <"$1") ok, 0 none, 0 wrong"
+}
+
 # garble FILE OFFSET SEED: 4096 random bytes (from SEED) over FILE at OFFSET.
 garble() {
 	perl -e 'srand($ARGV[0]); print map { chr int rand 256 } 1 .. 4096' "$3" |
@@ -248,10 +256,11 @@ garble() {
 	truncate -s $((size / 2)) "$C/data.mdb"
 	run --separate-stderr sudoku-race "$T/p"
 	assert_success
-	assert_equal "$output" "$(cat "$T/s")"
 	assert_equal "$(wc -l <<<"$stderr")" 1
 	[[ $stderr =~ ^"sudoku-race: cache: $C/data.mdb is damaged (cut short: $((size / 2)) bytes, where its pages take "[0-9]+"); set aside as $C/data.mdb.damaged-"[0-9-]+"; going on without the cache"$ ]]
 	aside=$(sed 's/.*set aside as \(.*\); going on.*/\1/' <<<"$stderr")
+	echo "$output" >"$T/out"
+	all_solved "$T/p" "$T/out"
 	[ -f "$aside" ]
 	[ ! -e "$C/data.mdb" ]
 	# a new store from then on
@@ -296,7 +305,8 @@ garble() {
 			done
 			# stats and export may find it damaged (2); clear always works
 			[[ "$what: $statuses" =~ ": 0 "[02]" "[02]" 0"$ ]]
-			assert_equal "$race_output" "$(cat "$T/s")"
+			echo "$race_output" >"$T/out"
+			all_solved "$T/p" "$T/out"
 			[ "$(grep -c 'is damaged' <<<"$race_stderr")" -le 1 ]
 			# anything else said is about one bad entry
 			run grep -v -e 'is damaged' -e 'a bad entry for' <<<"$race_stderr"
@@ -334,8 +344,9 @@ garble() {
 	# and a race over all of them: right answers, no word from the cache
 	run --separate-stderr sudoku-race "$T/p"
 	assert_success
-	assert_equal "$output" "$(cat "$T/s")"
 	assert_equal "$stderr" ""
+	echo "$output" >"$T/out"
+	all_solved "$T/p" "$T/out"
 	[ "$(stat -c %s "$C/data.mdb")" -le 262144 ]
 }
 
