@@ -487,6 +487,12 @@ void cache_fail(const char *what, int rc)
 
 static int in_child(void (*fn)(void *), void *arg, size_t argsz, int *open_rc);
 
+/* Signals by which LMDB's reading or writing ends on a damaged file. */
+static bool is_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT;
+}
+
 /* --- open --- */
 
 struct open_check {
@@ -659,7 +665,7 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 			}
 		}
 		bad = true;
-		if (sig > 0)
+		if (is_fault(sig))
 			fault_why(sig, why, sizeof why);
 		else if (c.why[0])
 			snprintf(why, sizeof why, "%s", c.why);
@@ -674,6 +680,9 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 	}
 	if (sig == -1 || sig == -2) {
 		snprintf(err, errsz, "%s: %s", dir, sig == -1 ? strerror(errno) : mdb_strerror(open_rc));
+		rc = -1;
+	} else if (sig != 0) {
+		snprintf(err, errsz, "%s: the process that prepared it ended without a word", dir);
 		rc = -1;
 	} else if (c.rc == 0 && c.format > FORMAT) {
 		snprintf(err, errsz, "%s: made by a newer sudoku-race (cache format %d)", dir, c.format);
@@ -960,7 +969,7 @@ int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz)
 	struct clear c = {0, 0};
 	int open_rc = 0;
 	int res = in_child(clear, &c, sizeof c, &open_rc);
-	if (res > 0 || is_damage(c.rc) || (res == -2 && is_damage(open_rc))) {
+	if (is_fault(res) || is_damage(c.rc) || (res == -2 && is_damage(open_rc))) {
 		char why[256];
 		if (res > 0)
 			fault_why(res, why, sizeof why);
@@ -969,8 +978,8 @@ int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz)
 		set_aside(why, msg, msgsz);
 		return 1;
 	}
-	if (res < 0)
-		c.rc = res == -1 ? errno : open_rc;
+	if (res != 0)
+		c.rc = res == -1 ? errno : res == -2 ? open_rc : EINTR;
 	cache_close();
 	if (c.rc != 0) {
 		snprintf(msg, msgsz, "%s: %s", dir, mdb_strerror(c.rc));
@@ -1339,9 +1348,12 @@ static int child_start(void (*fn)(void *), void *arg, size_t argsz, pid_t *pid, 
 		return -1;
 	*pid = fork();
 	if (*pid == 0) {
-		/* the racer's handlers would tell its event loop of our signals */
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
+		/* a ^C or a SIGTERM to the racer's group is for the racer: the
+		 * batch ends in its few milliseconds, and a write cut short
+		 * would read as damage */
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGHUP, SIG_IGN);
 		signal(SIGCHLD, SIG_DFL);
 		close(fds[0]);
 		/* the parent's handle stays untouched: LMDB's do not cross a fork */
@@ -1369,7 +1381,8 @@ static int child_start(void (*fn)(void *), void *arg, size_t argsz, pid_t *pid, 
 
 /* Reads the child's report (waiting for it) and reaps the child. Returns
  * 0; the signal that ended fn or the child (SIGABRT for LMDB's own
- * checks); or -2 when the child could not open the store (*open_rc). */
+ * checks); -2 when the child could not open the store (*open_rc); -3 when
+ * it ended without a report and without a signal we know of. */
 static int child_finish(pid_t pid, int fd, void *arg, size_t argsz, int *open_rc)
 {
 	struct child_report rep = {0, 0};
@@ -1383,7 +1396,7 @@ static int child_finish(pid_t pid, int fd, void *arg, size_t argsz, int *open_rc
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	if (got != (ssize_t)(sizeof rep + argsz))
-		return WIFSIGNALED(st) ? WTERMSIG(st) : SIGABRT;
+		return WIFSIGNALED(st) ? WTERMSIG(st) : -3;
 	memcpy(&rep, in, sizeof rep);
 	memcpy(arg, in + sizeof rep, argsz);
 	if (rep.open_rc) {
@@ -1403,7 +1416,8 @@ static int in_child(void (*fn)(void *), void *arg, size_t argsz, int *open_rc)
 	return child_finish(pid, fd, arg, argsz, open_rc);
 }
 
-/* What a failed in_child says: damage, or an error. */
+/* What a failed in_child says: damage (a fault, LMDB's own checks), or
+ * an error (a child killed from outside is not the store's fault). */
 static void child_failed(int res, int open_rc, const char *what)
 {
 	char why[256];
@@ -1411,9 +1425,16 @@ static void child_failed(int res, int open_rc, const char *what)
 		cache_fail(what, errno);
 	} else if (res == -2) {
 		cache_fail(what, open_rc);
-	} else {
+	} else if (res == SIGSEGV || res == SIGBUS || res == SIGABRT) {
 		fault_why(res, why, sizeof why);
 		damaged(why);
+	} else {
+		if (!failed_once)
+			warn("cache: %s: the writer process ended without a word%s%s; going on without "
+			     "the cache",
+			     what, res > 0 ? ", by " : "", res > 0 ? strsignal(res) : "");
+		failed_once = true;
+		release_env();
 	}
 }
 
