@@ -333,7 +333,7 @@ int cache_parse_size(const char *s, size_t *bytes)
 	if (*end) {
 		const char *units = "KMGT";
 		const char *u = strchr(units, end[0] & ~0x20);
-		if (!u || (end[1] && strcmp(end + 1, "iB") != 0 && strcmp(end + 1, "B") != 0))
+		if (!u || !*u || (end[1] && strcmp(end + 1, "iB") != 0 && strcmp(end + 1, "B") != 0))
 			return -1;
 		for (const char *p = units; p <= u; p++)
 			unit *= 1024;

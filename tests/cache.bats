@@ -355,7 +355,7 @@ garble() {
 	assert_success
 	run sudoku-race cache stats
 	assert_line --partial "at most 2097152 (--cache-size)"
-	for bad in 12 1X -5M 100K ""; do
+	for bad in 12 1X -5M 100K "" "1 " 2MB5 0.5Q; do
 		run sudoku-race --cache-size "$bad" "$DATA/easy9.txt"
 		assert_failure 2
 		assert_output --partial "--cache-size: '$bad' is not a size"
