@@ -48,6 +48,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <lmdb.h>
 #include <pwd.h>
 #include <setjmp.h>
@@ -665,7 +666,9 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 			}
 		}
 		bad = true;
-		if (is_fault(sig))
+		if (sig == -3)
+			snprintf(why, sizeof why, "reading it ended a process without a report");
+		else if (is_fault(sig))
 			fault_why(sig, why, sizeof why);
 		else if (c.why[0])
 			snprintf(why, sizeof why, "%s", c.why);
@@ -682,7 +685,7 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 		snprintf(err, errsz, "%s: %s", dir, sig == -1 ? strerror(errno) : mdb_strerror(open_rc));
 		rc = -1;
 	} else if (sig != 0) {
-		snprintf(err, errsz, "%s: the process that prepared it ended without a word", dir);
+		snprintf(err, errsz, "%s: the process that prepared it was killed (%s)", dir, strsignal(sig));
 		rc = -1;
 	} else if (c.rc == 0 && c.format > FORMAT) {
 		snprintf(err, errsz, "%s: made by a newer sudoku-race (cache format %d)", dir, c.format);
@@ -969,9 +972,11 @@ int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz)
 	struct clear c = {0, 0};
 	int open_rc = 0;
 	int res = in_child(clear, &c, sizeof c, &open_rc);
-	if (is_fault(res) || is_damage(c.rc) || (res == -2 && is_damage(open_rc))) {
+	if (is_fault(res) || res == -3 || is_damage(c.rc) || (res == -2 && is_damage(open_rc))) {
 		char why[256];
-		if (res > 0)
+		if (res == -3)
+			snprintf(why, sizeof why, "writing to it ended a process without a report");
+		else if (res > 0)
 			fault_why(res, why, sizeof why);
 		else
 			snprintf(why, sizeof why, "%s", mdb_strerror(res == -2 ? open_rc : c.rc));
@@ -1355,6 +1360,13 @@ static int child_start(void (*fn)(void *), void *arg, size_t argsz, pid_t *pid, 
 		signal(SIGTERM, SIG_IGN);
 		signal(SIGHUP, SIG_IGN);
 		signal(SIGCHLD, SIG_DFL);
+		/* what LMDB or a sanitizer says of a damaged file is said once,
+		 * by the parent */
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			dup2(null, STDERR_FILENO);
+			close(null);
+		}
 		close(fds[0]);
 		/* the parent's handle stays untouched: LMDB's do not cross a fork */
 		rtxn = NULL;
@@ -1425,14 +1437,18 @@ static void child_failed(int res, int open_rc, const char *what)
 		cache_fail(what, errno);
 	} else if (res == -2) {
 		cache_fail(what, open_rc);
-	} else if (res == SIGSEGV || res == SIGBUS || res == SIGABRT) {
-		fault_why(res, why, sizeof why);
+	} else if (is_fault(res) || res == -3) {
+		/* -3: a sanitizer's exit, or a crash whose status the racer's
+		 * SIGCHLD handler took */
+		if (res == -3)
+			snprintf(why, sizeof why, "writing to it ended the writer process without a report");
+		else
+			fault_why(res, why, sizeof why);
 		damaged(why);
 	} else {
 		if (!failed_once)
-			warn("cache: %s: the writer process ended without a word%s%s; going on without "
-			     "the cache",
-			     what, res > 0 ? ", by " : "", res > 0 ? strsignal(res) : "");
+			warn("cache: %s: the writer process was killed (%s); going on without the cache", what,
+			     strsignal(res));
 		failed_once = true;
 		release_env();
 	}
