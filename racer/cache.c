@@ -85,6 +85,9 @@ struct cache_counts cache_counts;
 static MDB_env *env;
 static MDB_dbi dbi, lru_dbi;
 static MDB_txn *rtxn;
+/* the store's tick and entries as the read transaction found them */
+static uint64_t store_tick;
+static size_t store_entries;
 /* the read transaction and cursor of a trapped call other than a look-up:
  * after a fault they are closed with the store */
 static MDB_txn *ttxn;
@@ -747,6 +750,31 @@ static void read_begin(void *arg)
 		mdb_env_set_mapsize(env, 0);
 		r->rc = rtxn ? mdb_txn_renew(rtxn) : mdb_txn_begin(env, NULL, MDB_RDONLY, &rtxn);
 	}
+	if (r->rc != 0)
+		return;
+	/* where the order of use stands, for worth_touching */
+	MDB_val k = {sizeof META_KEY - 1, META_KEY}, v;
+	MDB_stat st;
+	store_tick = mdb_get(rtxn, dbi, &k, &v) == 0 && v.mv_size == META_LEN
+			     ? get_le64((const uint8_t *)v.mv_data + 8)
+			     : 0;
+	store_entries = mdb_stat(rtxn, lru_dbi, &st) == 0 ? st.ms_entries : 0;
+}
+
+/* Whether a hit on a stored value is written down as a use. Moving an
+ * entry in the order of use is a write (of its page and its neighbours'),
+ * so, as memcached does with items bumped lately, an entry is moved only
+ * when it is in the oldest eighth of the order (as ticks go), which is
+ * what one eviction takes (apply: from high to high - high / 8): a warm
+ * run writes an eighth of its hits at most, and an eviction still takes
+ * no entry used since the one before. */
+static bool worth_touching(const uint8_t *b)
+{
+	if (b[0] != FORMAT)
+		return true; /* and re-written as format 2 */
+	uint64_t tick = get_le64(b + TICK_AT);
+	uint64_t recent = (uint64_t)store_entries * 7 / 8;
+	return store_tick < recent || tick < store_tick - recent;
 }
 
 void cache_read_begin(void)
@@ -808,6 +836,7 @@ struct lookup {
 	uint8_t key[16];
 	int rc;
 	enum cache_result res;
+	bool touch; /* a hit worth writing down as a use */
 };
 
 static void lookup(void *arg)
@@ -832,6 +861,7 @@ static void lookup(void *arg)
 		l->res = CACHE_BAD;
 	} else {
 		l->res = CACHE_HIT;
+		l->touch = worth_touching(b);
 	}
 }
 
@@ -845,7 +875,7 @@ enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, ch
 		cache_read_begin();
 	if (!reading)
 		return CACHE_MISS;
-	struct lookup l = {.puzzle = puzzle, .e = e, .why = why, .whysz = whysz};
+	struct lookup l = {.puzzle = puzzle, .e = e, .why = why, .whysz = whysz, .touch = false};
 	make_key(puzzle, l.key);
 	int sig = trapped(lookup, &l);
 	if (sig) {
@@ -861,7 +891,8 @@ enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, ch
 		cache_read_end();
 	if (l.res == CACHE_HIT) {
 		cache_counts.hits++;
-		queue(OP_TOUCH, l.key, NULL, 0);
+		if (l.touch)
+			queue(OP_TOUCH, l.key, NULL, 0);
 	} else if (l.res == CACHE_BAD) {
 		cache_counts.bad++;
 	} else {
