@@ -11,7 +11,8 @@
  *   bytes 8-23  the winner's name, NUL-padded
  *   bytes 24-39 the racer's version, NUL-padded
  *   format 2 only:
- *   bytes 40-47 when it was last used: the store's tick, little-endian
+ *   bytes 40-47 when it was written: the store's tick, little-endian (its last
+ *               use is in the "uses" database)
  *   bytes 48-95 who proved an unsat or count verdict: worker names,
  *               comma-separated, NUL-padded (empty: not recorded)
  *   then the puzzle's cells (one byte each, 0 blank), then for a solved
@@ -25,9 +26,9 @@
  * its tick (8 bytes, little-endian), which counts uses, and its size limit
  * (8 bytes, little-endian: the last --cache-size given, kept for the runs
  * that give none).
- * A second database, "lru", holds a key per entry: its tick (big-endian,
- * so that the order of keys is the order of use) and the puzzle's key.
- * Eviction takes entries from its front.
+ * A second database, "uses", maps each entry's key to the tick of its last
+ * use (8 bytes, little-endian): a use writes that small record, not the
+ * entry. Eviction reads the ticks and takes the oldest.
  *
  * Size: the map is --cache-size bytes, so the file never grows past it.
  * LMDB writes copies of the pages a transaction changes, so the entries
@@ -75,7 +76,6 @@
 #define META_KEY "sudoku-race"
 #define META_MAGIC "SRCACHE"
 #define META_LEN 24
-#define LRU_KEY 24
 /* Queued writes that make a batch; a timer commits smaller ones. */
 #define BATCH 1024
 #define BATCH_MS 250
@@ -83,7 +83,7 @@
 struct cache_counts cache_counts;
 
 static MDB_env *env;
-static MDB_dbi dbi, lru_dbi;
+static MDB_dbi dbi, uses_dbi;
 static MDB_txn *rtxn;
 /* the store's tick and entries as the read transaction found them */
 static uint64_t store_tick;
@@ -203,13 +203,6 @@ static void put_le64(uint8_t *b, uint64_t v)
 {
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
-}
-
-static void lru_key(uint8_t out[LRU_KEY], uint64_t tick, const uint8_t key[16])
-{
-	for (int i = 0; i < 8; i++)
-		out[i] = (uint8_t)(tick >> (56 - 8 * i));
-	memcpy(out + 8, key, 16);
 }
 
 static size_t header_len(const uint8_t *b)
@@ -499,8 +492,23 @@ static bool is_fault(int sig)
 
 /* --- open --- */
 
+/* key used at tick (0: not any more). */
+static int set_use(MDB_txn *txn, const uint8_t key[16], uint64_t tick)
+{
+	MDB_val k = {16, (void *)key};
+	if (!tick) {
+		int rc = mdb_del(txn, uses_dbi, &k, NULL);
+		return rc == MDB_NOTFOUND ? 0 : rc;
+	}
+	uint8_t t[8];
+	put_le64(t, tick);
+	MDB_val v = {sizeof t, t};
+	return mdb_put(txn, uses_dbi, &k, &v, 0);
+}
+
+
 struct open_check {
-	bool create; /* the lru database and the format record are missing */
+	bool create; /* the uses database and the format record are missing */
 	int rc;
 	int format;  /* 0: no record */
 	size_t cap;  /* the size limit it records; 0: none */
@@ -539,7 +547,7 @@ static void check_store(void *arg)
 		ttxn = NULL;
 		return;
 	}
-	rc = mdb_dbi_open(txn, "lru", 0, &lru_dbi);
+	rc = mdb_dbi_open(txn, "uses", 0, &uses_dbi);
 	if (rc == MDB_NOTFOUND || c->format == 0) {
 		c->create = true;
 		rc = 0;
@@ -554,6 +562,23 @@ static void check_store(void *arg)
 	ttxn = NULL;
 }
 
+/* After a commit: the file as long as LMDB's last page says. LMDB does not
+ * write pages that a transaction took and freed again ("loose"), so its
+ * file may end short of its last page; the open's check for a file cut
+ * short counts on it not doing so (holes are free pages). */
+static int fill_out(void)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	int fd;
+	struct stat fs;
+	if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &st) != 0 || mdb_env_get_fd(env, &fd) != 0 ||
+	    fstat(fd, &fs) != 0)
+		return 0;
+	off_t need = ((off_t)info.me_last_pgno + 1) * st.ms_psize;
+	return fs.st_size < need && ftruncate(fd, need) < 0 ? errno : 0;
+}
+
 static void write_meta(MDB_txn *txn, uint64_t tick, int *rc)
 {
 	uint8_t m[META_LEN];
@@ -565,16 +590,16 @@ static void write_meta(MDB_txn *txn, uint64_t tick, int *rc)
 	*rc = mdb_put(txn, dbi, &k, &v, 0);
 }
 
-/* A store of format 1 (or a new one): the lru database, every entry in
- * it as used at tick 0, and the format record. */
-static void create_lru(void *arg)
+/* A store of format 1 (or a new one): the uses database, every entry in
+ * it as used at tick 1 (before any use to come), and the format record. */
+static void create_uses(void *arg)
 {
 	struct open_check *c = arg;
 	MDB_txn *txn;
 	c->rc = mdb_txn_begin(env, NULL, 0, &txn);
 	if (c->rc != 0)
 		return;
-	c->rc = mdb_dbi_open(txn, "lru", MDB_CREATE, &lru_dbi);
+	c->rc = mdb_dbi_open(txn, "uses", MDB_CREATE, &uses_dbi);
 	MDB_val k = {sizeof META_KEY - 1, META_KEY}, v;
 	/* another racer may have done it meanwhile */
 	if (c->rc == 0 && mdb_get(txn, dbi, &k, &v) == MDB_NOTFOUND) {
@@ -584,10 +609,7 @@ static void create_lru(void *arg)
 		while (rc == 0 && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0) {
 			if (k.mv_size != 16)
 				continue;
-			uint8_t lk[LRU_KEY];
-			lru_key(lk, 0, k.mv_data);
-			MDB_val lkv = {sizeof lk, lk}, empty = {0, ""};
-			rc = mdb_put(txn, lru_dbi, &lkv, &empty, 0);
+			rc = set_use(txn, k.mv_data, 1); /* older than any use to come */
 		}
 		/* (a write transaction's cursors close with it) */
 		if (c->rc == 0 && rc != MDB_NOTFOUND)
@@ -599,6 +621,8 @@ static void create_lru(void *arg)
 		c->rc = mdb_txn_commit(txn);
 	else
 		mdb_txn_abort(txn);
+	if (c->rc == 0)
+		c->rc = fill_out();
 }
 
 /* The file must hold every page LMDB's meta page says it has. */
@@ -662,7 +686,7 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 	if (!bad) {
 		sig = trapped(check_store, &c);
 		if (sig == 0 && c.rc == 0 && !c.why[0] && c.create && !readonly) {
-			sig = in_child(create_lru, &c, sizeof c, &open_rc);
+			sig = in_child(create_uses, &c, sizeof c, &open_rc);
 			if (sig == 0 && c.rc == 0) {
 				c = (struct open_check){.rc = 0};
 				sig = trapped(check_store, &c);
@@ -758,21 +782,22 @@ static void read_begin(void *arg)
 	store_tick = mdb_get(rtxn, dbi, &k, &v) == 0 && v.mv_size == META_LEN
 			     ? get_le64((const uint8_t *)v.mv_data + 8)
 			     : 0;
-	store_entries = mdb_stat(rtxn, lru_dbi, &st) == 0 ? st.ms_entries : 0;
+	store_entries = mdb_stat(rtxn, uses_dbi, &st) == 0 ? st.ms_entries : 0;
 }
 
 /* Whether a hit on a stored value is written down as a use. Moving an
- * entry in the order of use is a write (of its page and its neighbours'),
+ * entry in the order of use is a write (of its record in "uses"),
  * so, as memcached does with items bumped lately, an entry is moved only
  * when it is in the oldest eighth of the order (as ticks go), which is
  * what one eviction takes (apply: from high to high - high / 8): a warm
  * run writes an eighth of its hits at most, and an eviction still takes
  * no entry used since the one before. */
-static bool worth_touching(const uint8_t *b)
+static bool worth_touching(const uint8_t key[16])
 {
-	if (b[0] != FORMAT)
-		return true; /* and re-written as format 2 */
-	uint64_t tick = get_le64(b + TICK_AT);
+	MDB_val k = {16, (void *)key}, v;
+	if (mdb_get(rtxn, uses_dbi, &k, &v) != 0 || v.mv_size != 8)
+		return true;
+	uint64_t tick = get_le64(v.mv_data);
 	uint64_t recent = (uint64_t)store_entries * 7 / 8;
 	return store_tick < recent || tick < store_tick - recent;
 }
@@ -861,7 +886,7 @@ static void lookup(void *arg)
 		l->res = CACHE_BAD;
 	} else {
 		l->res = CACHE_HIT;
-		l->touch = worth_touching(b);
+		l->touch = worth_touching(l->key);
 	}
 }
 
@@ -922,7 +947,7 @@ static void walk(void *arg)
 	MDB_val k, v;
 	while (w->rc == 0 && (w->rc = mdb_cursor_get(tcur, &k, &v, MDB_NEXT)) == 0) {
 		if (k.mv_size != 16)
-			continue; /* the format record, the lru database's name */
+			continue; /* the format record, the uses database's name */
 		int d = cache_decode(v.mv_data, v.mv_size, &puzzle, &e, why, sizeof why);
 		w->fn(d > 0 ? &puzzle : NULL, d > 0 ? &e : NULL, d, w->arg);
 	}
@@ -930,7 +955,7 @@ static void walk(void *arg)
 		mdb_cursor_close(tcur);
 	tcur = NULL;
 	/* the order of use too: damage there is damage */
-	if (w->rc == MDB_NOTFOUND && (w->rc = mdb_cursor_open(ttxn, lru_dbi, &tcur)) == 0) {
+	if (w->rc == MDB_NOTFOUND && (w->rc = mdb_cursor_open(ttxn, uses_dbi, &tcur)) == 0) {
 		while ((w->rc = mdb_cursor_get(tcur, &k, &v, MDB_NEXT)) == 0)
 			;
 		mdb_cursor_close(tcur);
@@ -981,9 +1006,9 @@ static void clear(void *arg)
 	c->rc = mdb_txn_begin(env, NULL, 0, &txn);
 	if (c->rc != 0)
 		return;
-	if (mdb_stat(txn, lru_dbi, &ms) == 0)
+	if (mdb_stat(txn, uses_dbi, &ms) == 0)
 		c->entries = ms.ms_entries;
-	c->rc = mdb_drop(txn, lru_dbi, 0);
+	c->rc = mdb_drop(txn, uses_dbi, 0);
 	if (c->rc == 0)
 		c->rc = mdb_drop(txn, dbi, 0);
 	if (c->rc == 0)
@@ -992,6 +1017,8 @@ static void clear(void *arg)
 		c->rc = mdb_txn_commit(txn);
 	else
 		mdb_txn_abort(txn);
+	if (c->rc == 0)
+		c->rc = fill_out();
 }
 
 int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz)
@@ -1077,7 +1104,7 @@ static bool keep_stored(const MDB_val *stored, const uint8_t *fresh, size_t fres
 static size_t used_pages(MDB_txn *txn)
 {
 	size_t used = 2;
-	MDB_dbi dbs[] = {0 /* LMDB's free list */, dbi, lru_dbi};
+	MDB_dbi dbs[] = {0 /* LMDB's free list */, dbi, uses_dbi};
 	for (size_t i = 0; i < sizeof dbs / sizeof dbs[0]; i++) {
 		MDB_stat s;
 		if (mdb_stat(txn, dbs[i], &s) == 0)
@@ -1086,86 +1113,70 @@ static size_t used_pages(MDB_txn *txn)
 	return used;
 }
 
+static int cmp_tick(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
 /* Deletes the least recently used entries until pages in use are at most
- * target. */
+ * target: in rounds, each the oldest share of the entries that the pages
+ * over target are of all (the ticks read, sorted, and the entries at or
+ * below the share's last tick deleted). */
 static int evict(MDB_txn *txn, size_t target, long *evicted)
 {
-	MDB_cursor *cur;
-	int rc = mdb_cursor_open(txn, lru_dbi, &cur);
-	if (rc != 0)
-		return rc;
-	MDB_val k, v;
-	while (used_pages(txn) > target) {
-		rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
-		if (rc == MDB_NOTFOUND) {
-			rc = 0;
-			break;
-		}
-		if (rc != 0)
-			break;
-		if (k.mv_size != LRU_KEY) {
-			rc = MDB_CORRUPTED;
-			break;
-		}
-		uint8_t key[16];
-		memcpy(key, (uint8_t *)k.mv_data + 8, 16);
-		MDB_val mk = {sizeof key, key};
-		rc = mdb_cursor_del(cur, 0);
-		if (rc == 0)
-			rc = mdb_del(txn, dbi, &mk, NULL);
-		if (rc == MDB_NOTFOUND)
-			rc = 0;
-		if (rc != 0)
-			break;
-		(*evicted)++;
-	}
-	mdb_cursor_close(cur);
-	return rc;
-}
-
-static int lru_move(MDB_txn *txn, const uint8_t key[16], uint64_t from, bool had, uint64_t to)
-{
-	uint8_t lk[LRU_KEY];
-	MDB_val lkv = {sizeof lk, lk}, empty = {0, ""};
 	int rc = 0;
-	if (had) {
-		lru_key(lk, from, key);
-		rc = mdb_del(txn, lru_dbi, &lkv, NULL);
+	size_t used;
+	while (rc == 0 && (used = used_pages(txn)) > target) {
+		MDB_stat st;
+		rc = mdb_stat(txn, uses_dbi, &st);
+		if (rc != 0 || st.ms_entries == 0)
+			break;
+		size_t count = st.ms_entries, n = count * (used - target) / used;
+		n = n ? n : 1;
+		uint64_t *ticks = malloc(count * sizeof *ticks);
+		if (!ticks)
+			return ENOMEM;
+		MDB_cursor *cur;
+		rc = mdb_cursor_open(txn, uses_dbi, &cur);
+		MDB_val k, v;
+		size_t got = 0;
+		while (rc == 0 && got < count && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0)
+			ticks[got++] = v.mv_size == 8 ? get_le64(v.mv_data) : 0;
 		if (rc == MDB_NOTFOUND)
 			rc = 0;
-	}
-	if (rc == 0 && to) {
-		lru_key(lk, to, key);
-		rc = mdb_put(txn, lru_dbi, &lkv, &empty, 0);
+		qsort(ticks, got, sizeof *ticks, cmp_tick);
+		uint64_t last = got ? ticks[(n < got ? n : got) - 1] : 0;
+		free(ticks);
+		size_t deleted = 0;
+		for (int op = MDB_FIRST; rc == 0 && deleted < n; op = MDB_NEXT) {
+			rc = mdb_cursor_get(cur, &k, &v, (MDB_cursor_op)op);
+			if (rc != 0)
+				break;
+			if ((v.mv_size == 8 ? get_le64(v.mv_data) : 0) > last)
+				continue;
+			uint8_t key[16] = {0};
+			if (k.mv_size == 16)
+				memcpy(key, k.mv_data, 16);
+			MDB_val mk = {sizeof key, key};
+			/* (MDB_NEXT after a delete gives the entry that followed) */
+			rc = mdb_cursor_del(cur, 0);
+			if (rc == 0 && k.mv_size == 16)
+				rc = mdb_del(txn, dbi, &mk, NULL);
+			if (rc == MDB_NOTFOUND)
+				rc = 0;
+			deleted++;
+			(*evicted)++;
+		}
+		if (rc == MDB_NOTFOUND)
+			rc = 0;
+		mdb_cursor_close(cur);
+		if (deleted == 0)
+			break;
 	}
 	return rc;
 }
 
-/* The stored value, re-written as format 2 and used at tick. */
-static int touch(MDB_txn *txn, MDB_val *k, const MDB_val *stored, uint64_t tick)
-{
-	static uint8_t buf[HEADER + 2 * GRID_MAX_CELLS];
-	static struct grid puzzle;
-	static struct cache_entry e;
-	char why[128];
-	const uint8_t *b = stored->mv_data;
-	size_t len;
-	if (stored->mv_size >= HEADER && b[0] == FORMAT) {
-		if (stored->mv_size > sizeof buf)
-			return 0;
-		len = stored->mv_size;
-		memcpy(buf, b, len);
-	} else if (cache_decode(b, stored->mv_size, &puzzle, &e, why, sizeof why) > 0) {
-		len = cache_encode(&puzzle, &e, buf, sizeof buf);
-	} else {
-		return 0; /* unreadable, or a newer racer's: left as it is */
-	}
-	uint64_t old = b[0] == FORMAT ? get_le64(b + TICK_AT) : 0;
-	put_le64(buf + TICK_AT, tick);
-	MDB_val v = {len, buf};
-	int rc = mdb_put(txn, dbi, k, &v, 0);
-	return rc ? rc : lru_move(txn, k->mv_data, old, true, tick);
-}
 
 struct write {
 	size_t from, n;   /* the pending operations to write */
@@ -1190,7 +1201,7 @@ static size_t reserve_pages(MDB_txn *txn, const struct write *w)
 		overflow = pages > overflow ? pages : overflow;
 	}
 	size_t n = w->n > BATCH ? w->n : BATCH;
-	size_t per_entry = st.ms_depth + 2 /* the lru path, a split */ + overflow;
+	size_t per_entry = st.ms_depth + 2 /* the uses path, a split */ + overflow;
 	size_t reserve = 2 * n * per_entry;
 	return reserve < cap_pages * 2 / 3 ? reserve : cap_pages * 2 / 3;
 }
@@ -1213,24 +1224,21 @@ static void apply(MDB_txn *txn, struct write *w)
 			break;
 		}
 		bool had = rc == 0;
-		uint64_t old = had && v.mv_size >= HEADER && ((uint8_t *)v.mv_data)[0] == FORMAT
-				       ? get_le64((uint8_t *)v.mv_data + TICK_AT)
-				       : 0;
 		switch (p->op) {
 		case OP_DELETE:
 			if (had) {
 				w->rc = mdb_del(txn, dbi, &k, NULL);
 				if (w->rc == 0)
-					w->rc = lru_move(txn, p->key, old, true, 0);
+					w->rc = set_use(txn, p->key, 0);
 			}
 			break;
 		case OP_TOUCH:
 			if (had)
-				w->rc = touch(txn, &k, &v, ++tick);
+				w->rc = set_use(txn, p->key, ++tick);
 			break;
 		case OP_PUT:
 			if (had && keep_stored(&v, p->value, p->len)) {
-				w->rc = touch(txn, &k, &v, ++tick);
+				w->rc = set_use(txn, p->key, ++tick);
 				break;
 			}
 			put_le64(p->value + TICK_AT, ++tick);
@@ -1238,7 +1246,7 @@ static void apply(MDB_txn *txn, struct write *w)
 			v.mv_size = p->len;
 			w->rc = mdb_put(txn, dbi, &k, &v, 0);
 			if (w->rc == 0)
-				w->rc = lru_move(txn, p->key, old, had, tick);
+				w->rc = set_use(txn, p->key, tick);
 			w->written++;
 			break;
 		}
@@ -1266,6 +1274,8 @@ static void write_batch(void *arg)
 		w->rc = mdb_txn_commit(txn);
 	else
 		mdb_txn_abort(txn);
+	if (w->rc == 0)
+		w->rc = fill_out();
 }
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
@@ -1361,9 +1371,9 @@ static int open_child_env(void)
 		rc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
 	if (rc == 0) {
 		rc = mdb_dbi_open(txn, NULL, 0, &dbi);
-		/* none yet when create_lru is what the child is for */
-		if (rc == 0 && lru_dbi)
-			rc = mdb_dbi_open(txn, "lru", 0, &lru_dbi);
+		/* none yet when create_uses is what the child is for */
+		if (rc == 0 && uses_dbi)
+			rc = mdb_dbi_open(txn, "uses", 0, &uses_dbi);
 		if (rc == 0)
 			rc = mdb_txn_commit(txn);
 		else
