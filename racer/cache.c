@@ -148,6 +148,9 @@ static void trap_install(void)
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_fault;
+	/* not blocked while it runs, so nothing is left blocked when it
+	 * jumps: sigsetjmp need not save the mask (a system call a look-up) */
+	sa.sa_flags = SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGSEGV, &sa, &old_segv);
 	sigaction(SIGBUS, &sa, &old_bus);
@@ -172,7 +175,7 @@ static int trapped(void (*fn)(void *), void *arg)
 		return 0;
 	}
 	trap_install();
-	if (sigsetjmp(trap_jmp, 1))
+	if (sigsetjmp(trap_jmp, 0))
 		return trap_signal;
 	trap_armed = 1;
 	fn(arg);
