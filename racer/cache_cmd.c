@@ -1,28 +1,40 @@
 /* sudoku-race cache stats|clear|export|import.
  *
- * export writes one line per entry, import reads such lines, so caches of
- * several machines can be merged:
- *   PUZZLE ANSWER [winner=NAME] [ms=T] [unique=yes|no|unknown] [version=V]
+ * export writes a header line, then one line per entry; import reads such
+ * lines, so caches of several machines can be merged:
+ *   # sudoku-race cache v2
+ *   PUZZLE ANSWER [winner=NAME] [ms=T] [unique=yes|no|unknown] [provers=A,B] [version=V]
  * PUZZLE and ANSWER are grids in the protocol's one-word notation
- * (PROTOCOL.md 3); ANSWER is the solution or the word unsat. Imported
- * solutions are verified; an entry already stored stays when it knows as
- * much (cache.c, keep_stored). */
+ * (PROTOCOL.md 3); ANSWER is the solution or the word unsat. A file without
+ * the header is read as sudoku-race 0.1 wrote it (version 1: no provers=);
+ * another version is refused.
+ *
+ * import trusts nothing in the file: solutions are verified against the
+ * rules and the givens, and unsat and unique= claims are proved again by a
+ * complete worker (sudoku-cp --count=2) or dropped, unless --trust. An
+ * entry already stored stays when it knows as much (cache.c, keep_stored). */
 #include "config.h"
 
 #include <errno.h>
-#include <lmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "racer.h"
+
+#define EXPORT_VERSION 2
+#define EXPORT_HEADER "# sudoku-race cache v"
+/* seconds sudoku-cp has to prove a claim */
+#define PROOF_LIMIT_S 10
 
 static void usage(void) __attribute__((noreturn));
 static void usage(void)
 {
-	fprintf(stderr, "%s: usage: %s [--cache DIR] cache stats|clear|export|import [FILE]...\n", PROGRAM,
-		PROGRAM);
+	fprintf(stderr, "%s: usage: %s [--cache DIR] cache stats|clear|export|import [--trust] [FILE]...\n",
+		PROGRAM, PROGRAM);
 	exit(2);
 }
 
@@ -34,7 +46,7 @@ static bool exists(const char *dir)
 
 static int open_or_fail(const char *dir)
 {
-	char err[512];
+	char err[9000];
 	if (cache_open(dir, false, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: cache: %s\n", PROGRAM, err);
 		return -1;
@@ -42,26 +54,52 @@ static int open_or_fail(const char *dir)
 	return 0;
 }
 
-/* Opens the store and a read transaction with a cursor over every entry. */
-static int open_cursor(const char *dir, MDB_txn **txn, MDB_cursor **cur)
+static const char *uniq_word(enum uniqueness u)
 {
-	if (open_or_fail(dir) < 0)
-		return -1;
-	int rc = mdb_txn_begin(cache_env(), NULL, MDB_RDONLY, txn);
-	if (rc == 0 && (rc = mdb_cursor_open(*txn, cache_dbi(), cur)) != 0)
-		mdb_txn_abort(*txn);
-	if (rc != 0) {
-		fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, dir, mdb_strerror(rc));
-		cache_close();
-		return -1;
-	}
-	return 0;
+	return u == UNIQ_UNIQUE ? "yes" : u == UNIQ_MULTIPLE ? "no" : "unknown";
 }
+
+/* --- stats --- */
 
 struct winner_count {
 	char name[17];
 	long n;
 };
+
+struct tally {
+	long entries, solved, unique, several, unsat, bad, newer, proved;
+	struct winner_count winners[64];
+	int nwinners;
+};
+
+static void count_entry(const struct grid *puzzle, const struct cache_entry *e, int status, void *arg)
+{
+	(void)puzzle;
+	struct tally *t = arg;
+	t->entries++;
+	if (status <= 0) {
+		t->newer += status == 0;
+		t->bad += status < 0;
+		return;
+	}
+	if (e->verdict == V_UNSAT) {
+		t->unsat++;
+	} else {
+		t->solved++;
+		t->unique += e->uniq == UNIQ_UNIQUE;
+		t->several += e->uniq == UNIQ_MULTIPLE;
+	}
+	t->proved += e->provers[0] != '\0';
+	int i;
+	for (i = 0; i < t->nwinners && strcmp(t->winners[i].name, e->winner) != 0; i++)
+		;
+	if (i == t->nwinners && t->nwinners < 64) {
+		snprintf(t->winners[i].name, sizeof t->winners[i].name, "%s", e->winner);
+		t->winners[t->nwinners++].n = 0;
+	}
+	if (i < t->nwinners)
+		t->winners[i].n++;
+}
 
 static int cmd_stats(const char *dir)
 {
@@ -69,69 +107,41 @@ static int cmd_stats(const char *dir)
 		printf("cache: %s (not created yet)\nentries: 0\n", dir);
 		return 0;
 	}
-	MDB_txn *txn;
-	MDB_cursor *cur;
-	if (open_cursor(dir, &txn, &cur) < 0)
+	if (open_or_fail(dir) < 0)
 		return 2;
-	long entries = 0, solved = 0, unique = 0, several = 0, unsat = 0, bad = 0, newer = 0;
-	struct winner_count winners[64] = {{"", 0}};
-	int nwinners = 0;
-	static struct cache_entry e;
-	MDB_val k, v;
-	char why[128];
-	while (mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0) {
-		entries++;
-		int d = cache_decode(v.mv_data, v.mv_size, NULL, &e, why, sizeof why);
-		if (d == 0) {
-			newer++;
-			continue;
-		}
-		if (d < 0) {
-			bad++;
-			continue;
-		}
-		if (e.verdict == V_UNSAT) {
-			unsat++;
-		} else {
-			solved++;
-			unique += e.uniq == UNIQ_UNIQUE;
-			several += e.uniq == UNIQ_MULTIPLE;
-		}
-		int i;
-		for (i = 0; i < nwinners && strcmp(winners[i].name, e.winner) != 0; i++)
-			;
-		if (i == nwinners && nwinners < 64) {
-			snprintf(winners[nwinners].name, sizeof winners[nwinners].name, "%s", e.winner);
-			winners[nwinners++].n = 0;
-		}
-		if (i < nwinners)
-			winners[i].n++;
+	static struct tally t;
+	char err[9000];
+	int rc = cache_each(count_entry, &t, err, sizeof err);
+	size_t cap = cache_limit();
+	cache_close();
+	if (rc < 0) {
+		fprintf(stderr, "%s: cache: %s\n", PROGRAM, err);
+		return 2;
 	}
-	mdb_cursor_close(cur);
-	mdb_txn_abort(txn);
 	char path[4200];
 	struct stat st;
 	snprintf(path, sizeof path, "%s/data.mdb", dir);
 	long long size = stat(path, &st) == 0 ? (long long)st.st_size : 0;
 	printf("cache: %s\n", dir);
 	printf("entries: %ld (%ld solved: %ld known unique, %ld with several solutions, %ld not "
-	       "checked; %ld unsat",
-	       entries, solved, unique, several, solved - unique - several, unsat);
-	if (bad)
-		printf("; %ld unreadable", bad);
-	if (newer)
-		printf("; %ld from a newer racer", newer);
-	printf(")\nsize: %lld bytes on disk\n", size);
-	if (nwinners) {
+	       "checked; %ld unsat; %ld with their provers",
+	       t.entries, t.solved, t.unique, t.several, t.solved - t.unique - t.several, t.unsat, t.proved);
+	if (t.bad)
+		printf("; %ld unreadable", t.bad);
+	if (t.newer)
+		printf("; %ld from a newer racer", t.newer);
+	printf(")\nsize: %lld bytes on disk, at most %zu (--cache-size)\n", size, cap);
+	if (t.nwinners) {
 		printf("found by:");
-		for (int i = 0; i < nwinners; i++)
-			printf(" %s %ld%s", winners[i].name[0] ? winners[i].name : "?", winners[i].n,
-			       i + 1 < nwinners ? "," : "");
+		for (int i = 0; i < t.nwinners; i++)
+			printf(" %s %ld%s", t.winners[i].name[0] ? t.winners[i].name : "?", t.winners[i].n,
+			       i + 1 < t.nwinners ? "," : "");
 		printf("\n");
 	}
-	cache_close();
 	return 0;
 }
+
+/* --- clear --- */
 
 static int cmd_clear(const char *dir)
 {
@@ -139,78 +149,84 @@ static int cmd_clear(const char *dir)
 		printf("cache: %s: nothing to clear\n", dir);
 		return 0;
 	}
-	if (open_or_fail(dir) < 0)
-		return 2;
-	MDB_txn *txn;
-	MDB_stat ms;
-	int rc = mdb_txn_begin(cache_env(), NULL, 0, &txn);
-	if (rc == 0) {
-		mdb_stat(txn, cache_dbi(), &ms);
-		rc = mdb_drop(txn, cache_dbi(), 0);
-		if (rc == 0)
-			rc = mdb_txn_commit(txn);
-		else
-			mdb_txn_abort(txn);
-	}
-	cache_close();
-	if (rc != 0) {
-		fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, dir, mdb_strerror(rc));
+	size_t entries;
+	char msg[9000];
+	int rc = cache_clear(dir, &entries, msg, sizeof msg);
+	if (rc < 0) {
+		fprintf(stderr, "%s: cache: %s\n", PROGRAM, msg);
 		return 2;
 	}
-	printf("cache: %s: %zu entries cleared\n", dir, (size_t)ms.ms_entries);
+	if (rc > 0)
+		printf("cache: %s\n", msg);
+	else
+		printf("cache: %s: %zu entries cleared\n", dir, entries);
 	return 0;
+}
+
+/* --- export --- */
+
+struct export {
+	char *pbuf, *sbuf;
+	size_t gsz;
+	long skipped;
+	bool write_failed;
+};
+
+static void export_entry(const struct grid *puzzle, const struct cache_entry *e, int status, void *arg)
+{
+	struct export *x = arg;
+	if (status <= 0 || x->write_failed) {
+		x->skipped += status <= 0;
+		return;
+	}
+	msg_format_grid(puzzle, x->pbuf, x->gsz);
+	if (e->verdict == V_SOLVED)
+		msg_format_grid(&e->solution, x->sbuf, x->gsz);
+	else
+		snprintf(x->sbuf, x->gsz, "unsat");
+	printf("%s %s", x->pbuf, x->sbuf);
+	if (e->winner[0])
+		printf(" winner=%s", e->winner);
+	printf(" ms=%.3f unique=%s", e->ms, uniq_word(e->uniq));
+	if (e->provers[0])
+		printf(" provers=%s", e->provers);
+	if (e->version[0])
+		printf(" version=%s", e->version);
+	if (putchar('\n') == EOF)
+		x->write_failed = true;
 }
 
 static int cmd_export(const char *dir)
 {
-	if (!exists(dir))
-		return 0;
-	MDB_txn *txn;
-	MDB_cursor *cur;
-	if (open_cursor(dir, &txn, &cur) < 0)
-		return 2;
-	size_t gsz = (size_t)GRID_MAX_CELLS * 3 + 1;
-	char *pbuf = xmalloc(gsz), *sbuf = xmalloc(gsz);
-	static struct grid puzzle;
-	static struct cache_entry e;
-	long skipped = 0;
-	MDB_val k, v;
-	char why[128];
-	while (mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0) {
-		if (cache_decode(v.mv_data, v.mv_size, &puzzle, &e, why, sizeof why) <= 0) {
-			skipped++;
-			continue;
+	printf("%s%d\n", EXPORT_HEADER, EXPORT_VERSION);
+	int status = 0;
+	if (exists(dir)) {
+		if (open_or_fail(dir) < 0)
+			return 2;
+		struct export x = {.gsz = (size_t)GRID_MAX_CELLS * 3 + 1};
+		x.pbuf = xmalloc(x.gsz);
+		x.sbuf = xmalloc(x.gsz);
+		char err[9000];
+		if (cache_each(export_entry, &x, err, sizeof err) < 0) {
+			fprintf(stderr, "%s: cache: %s; the export is incomplete\n", PROGRAM, err);
+			status = 2;
 		}
-		msg_format_grid(&puzzle, pbuf, gsz);
-		if (e.verdict == V_SOLVED)
-			msg_format_grid(&e.solution, sbuf, gsz);
-		else
-			snprintf(sbuf, gsz, "unsat");
-		printf("%s %s", pbuf, sbuf);
-		if (e.winner[0])
-			printf(" winner=%s", e.winner);
-		printf(" ms=%.3f unique=%s", e.ms,
-		       e.uniq == UNIQ_UNIQUE ? "yes" : e.uniq == UNIQ_MULTIPLE ? "no" : "unknown");
-		if (e.version[0])
-			printf(" version=%s", e.version);
-		if (putchar('\n') == EOF)
-			break;
+		cache_close();
+		free(x.pbuf);
+		free(x.sbuf);
+		if (x.skipped)
+			fprintf(stderr, "%s: cache: %ld unreadable entries not exported\n", PROGRAM, x.skipped);
 	}
-	mdb_cursor_close(cur);
-	mdb_txn_abort(txn);
-	cache_close();
-	free(pbuf);
-	free(sbuf);
-	if (skipped)
-		fprintf(stderr, "%s: cache: %ld unreadable entries not exported\n", PROGRAM, skipped);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		if (errno == EPIPE)
-			return 0;
+			return status;
 		fprintf(stderr, "%s: write error: %s\n", PROGRAM, strerror(errno));
 		return 2;
 	}
-	return 0;
+	return status;
 }
+
+/* --- import --- */
 
 /* One exported line into an entry; -1 with why when it is not one. */
 static int parse_line(char *line, struct grid *puzzle, struct cache_entry *e, char *why, size_t whysz)
@@ -228,9 +244,8 @@ static int parse_line(char *line, struct grid *puzzle, struct cache_entry *e, ch
 		snprintf(why, whysz, "the puzzle: %s", err);
 		return -1;
 	}
+	memset(e, 0, sizeof *e - sizeof e->solution);
 	e->uniq = UNIQ_UNKNOWN;
-	e->ms = 0;
-	e->winner[0] = e->version[0] = '\0';
 	if (strcmp(aw, "unsat") == 0) {
 		e->verdict = V_UNSAT;
 	} else {
@@ -256,6 +271,8 @@ static int parse_line(char *line, struct grid *puzzle, struct cache_entry *e, ch
 			e->ms = atof(val);
 		else if (strcmp(w, "version") == 0)
 			snprintf(e->version, sizeof e->version, "%s", val);
+		else if (strcmp(w, "provers") == 0)
+			snprintf(e->provers, sizeof e->provers, "%s", val);
 		else if (strcmp(w, "unique") == 0)
 			e->uniq = strcmp(val, "yes") == 0 ? UNIQ_UNIQUE
 				  : strcmp(val, "no") == 0 ? UNIQ_MULTIPLE
@@ -263,61 +280,293 @@ static int parse_line(char *line, struct grid *puzzle, struct cache_entry *e, ch
 	}
 	if (e->verdict == V_UNSAT)
 		e->uniq = UNIQ_UNKNOWN;
+	if (e->verdict == V_SOLVED && e->uniq == UNIQ_UNKNOWN)
+		e->provers[0] = '\0'; /* nothing was proved */
 	return 0;
 }
 
-static int cmd_import(const char *dir, int nfiles, char **files)
+/* An entry whose unsat or unique= claim awaits its proof. */
+struct claim {
+	struct grid puzzle;
+	struct cache_entry e;
+};
+
+struct claims {
+	struct claim *v;
+	size_t n, cap;
+};
+
+static void add_claim(struct claims *c, const struct grid *puzzle, const struct cache_entry *e)
 {
-	if (open_or_fail(dir) < 0)
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->v = realloc(c->v, c->cap * sizeof *c->v);
+		if (!c->v)
+			die("out of memory");
+	}
+	c->v[c->n].puzzle = *puzzle;
+	c->v[c->n].e = *e;
+	c->n++;
+}
+
+/* What sudoku-cp --count=2 says of a puzzle. */
+enum proof { PROOF_NONE, PROOF_UNSAT, PROOF_UNIQUE, PROOF_SEVERAL };
+
+/* Runs sudoku-cp --count=2 over every claimed puzzle, a file of them as
+ * its input: one answer line per puzzle, in order. -1 with why when it
+ * cannot be run. */
+static int prove(const struct claims *c, enum proof *proof, char *why, size_t whysz)
+{
+	char *cp = workers_find_program("cp");
+	if (!cp) {
+		snprintf(why, whysz, "sudoku-cp is not found (in %s)", workers_search_path());
+		return -1;
+	}
+	const char *tmpdir = getenv("TMPDIR");
+	char path[4200];
+	snprintf(path, sizeof path, "%s/sudoku-race-import-XXXXXX", tmpdir && tmpdir[0] ? tmpdir : "/tmp");
+	int fd = mkstemp(path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		snprintf(why, whysz, "cannot make a file of the puzzles: %s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(cp);
+		return -1;
+	}
+	size_t gsz = (size_t)GRID_MAX_CELLS * 3 + 1;
+	char *buf = xmalloc(gsz);
+	for (size_t i = 0; i < c->n; i++) {
+		msg_format_grid(&c->v[i].puzzle, buf, gsz);
+		fprintf(f, "%s\n", buf);
+	}
+	free(buf);
+	int rc = 0;
+	if (fclose(f) != 0) {
+		snprintf(why, whysz, "cannot write %s: %s", path, strerror(errno));
+		rc = -1;
+	}
+	int pipefd[2];
+	pid_t pid = -1;
+	if (rc == 0 && pipe(pipefd) == 0) {
+		pid = fork();
+		if (pid == 0) {
+			dup2(pipefd[1], STDOUT_FILENO);
+			close(pipefd[0]);
+			close(pipefd[1]);
+			char limit[32];
+			snprintf(limit, sizeof limit, "--time-limit=%d", PROOF_LIMIT_S);
+			execl(cp, cp, "--count=2", limit, path, (char *)NULL);
+			_exit(127);
+		}
+		close(pipefd[1]);
+		if (pid < 0)
+			close(pipefd[0]);
+	}
+	if (rc == 0 && pid < 0) {
+		snprintf(why, whysz, "cannot run %s: %s", cp, strerror(errno));
+		rc = -1;
+	}
+	if (rc == 0) {
+		FILE *in = fdopen(pipefd[0], "r");
+		char *line = NULL;
+		size_t cap = 0, i = 0;
+		for (i = 0; i < c->n; i++)
+			proof[i] = PROOF_NONE;
+		i = 0;
+		while (in && i < c->n && getline(&line, &cap, in) >= 0) {
+			if (strncmp(line, "# unsat", 7) == 0)
+				proof[i] = PROOF_UNSAT;
+			else if (strncmp(line, "# multiple solutions", 20) == 0)
+				proof[i] = PROOF_SEVERAL;
+			else if (line[0] != '#')
+				proof[i] = PROOF_UNIQUE;
+			i++;
+		}
+		free(line);
+		if (in)
+			fclose(in);
+		else
+			close(pipefd[0]);
+		int st;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (!WIFEXITED(st) || WEXITSTATUS(st) > 1 || i < c->n) {
+			snprintf(why, whysz, "%s --count=2 failed (%s %d)", cp,
+				 WIFEXITED(st) ? "exit status" : "signal",
+				 WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+			rc = -1;
+		}
+	}
+	unlink(path);
+	free(cp);
+	return rc;
+}
+
+struct import_counts {
+	long read, rejected, proved, unsat_dropped, unique_dropped, unproved;
+};
+
+/* Proves the claims (or drops them) and queues what holds. */
+static void settle_claims(struct claims *c, struct import_counts *n)
+{
+	if (!c->n)
+		return;
+	enum proof *proof = xmalloc(c->n * sizeof *proof);
+	char why[4400];
+	if (prove(c, proof, why, sizeof why) < 0) {
+		fprintf(stderr, "%s: cache import: %s: %zu claims not proved\n", PROGRAM, why, c->n);
+		for (size_t i = 0; i < c->n; i++)
+			proof[i] = PROOF_NONE;
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		struct cache_entry *e = &c->v[i].e;
+		bool unsat = e->verdict == V_UNSAT;
+		bool holds = unsat ? proof[i] == PROOF_UNSAT
+			     : e->uniq == UNIQ_UNIQUE ? proof[i] == PROOF_UNIQUE
+						      : proof[i] == PROOF_SEVERAL;
+		if (holds) {
+			n->proved++;
+			snprintf(e->provers, sizeof e->provers, "cp");
+		} else {
+			/* proof[i] == PROOF_NONE: cp ran out of time (or did not run) */
+			if (proof[i] == PROOF_NONE)
+				n->unproved++;
+			else if (unsat)
+				n->unsat_dropped++;
+			else
+				n->unique_dropped++;
+			if (unsat)
+				continue;
+			/* the solution is verified: it stays, the claim goes */
+			e->uniq = UNIQ_UNKNOWN;
+			e->provers[0] = '\0';
+		}
+		cache_put(&c->v[i].puzzle, e);
+	}
+	free(proof);
+	c->n = 0;
+}
+
+/* The header line, if line is one: 1, version set; 0, not a header. */
+static int header_version(const char *line, long *version)
+{
+	size_t hl = strlen(EXPORT_HEADER);
+	if (strncmp(line, EXPORT_HEADER, hl) != 0)
+		return 0;
+	char *end;
+	errno = 0;
+	*version = strtol(line + hl, &end, 10);
+	while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+		end++;
+	if (errno || end == line + hl || *end || *version < 1)
+		*version = -1;
+	return 1;
+}
+
+static int cmd_import(const char *dir, int nargs, char **args)
+{
+	bool trust = opt.cache_trust;
+	int nfiles = 0;
+	char **files = xmalloc((size_t)(nargs + 1) * sizeof *files);
+	for (int i = 0; i < nargs; i++) {
+		if (strcmp(args[i], "--trust") == 0)
+			trust = true;
+		else if (args[i][0] == '-' && args[i][1])
+			usage();
+		else
+			files[nfiles++] = args[i];
+	}
+	if (open_or_fail(dir) < 0) {
+		free(files);
 		return 2;
+	}
 	static struct grid puzzle;
 	static struct cache_entry e;
-	long accepted = 0, rejected = 0;
+	struct import_counts n = {0};
+	struct claims claims = {NULL, 0, 0};
 	int status = 0;
 	char *line = NULL;
 	size_t cap = 0;
 	for (int f = 0; f < (nfiles ? nfiles : 1); f++) {
 		const char *name = nfiles ? files[f] : "-";
 		FILE *in = strcmp(name, "-") == 0 ? stdin : fopen(name, "r");
+		const char *shown = in == stdin ? "standard input" : name;
 		if (!in) {
 			fprintf(stderr, "%s: %s: %s\n", PROGRAM, name, strerror(errno));
 			status = 2;
 			continue;
 		}
 		long lineno = 0;
-		ssize_t n;
-		while ((n = getline(&line, &cap, in)) >= 0) {
+		bool first = true;
+		while (getline(&line, &cap, in) >= 0) {
 			lineno++;
 			char *p = line;
 			while (*p == ' ' || *p == '\t')
 				p++;
-			if (!*p || *p == '\n' || *p == '\r' || *p == '#')
+			if (!*p || *p == '\n' || *p == '\r')
 				continue;
+			long version;
+			if (first && header_version(p, &version)) {
+				first = false;
+				if (version == EXPORT_VERSION)
+					continue;
+				char *v = p + strlen(EXPORT_HEADER);
+				v[strcspn(v, "\r\n")] = '\0';
+				fprintf(stderr,
+					"%s: cache import: %s: line %ld: an export of version '%s': this "
+					"sudoku-race reads version %d and version 1 (no header line); nothing "
+					"read from it\n",
+					PROGRAM, shown, lineno, v, EXPORT_VERSION);
+				status = 2;
+				break;
+			}
+			if (*p == '#')
+				continue;
+			if (first)
+				fprintf(stderr,
+					"%s: cache import: %s: no '%s%d' header line: read as sudoku-race 0.1 "
+					"wrote it (version 1)\n",
+					PROGRAM, shown, EXPORT_HEADER, EXPORT_VERSION);
+			first = false;
 			char why[GRID_ERR_MAX + 32];
 			if (parse_line(p, &puzzle, &e, why, sizeof why) < 0) {
-				fprintf(stderr, "%s: cache import: %s: line %ld: %s\n", PROGRAM,
-					in == stdin ? "standard input" : name, lineno, why);
-				rejected++;
+				fprintf(stderr, "%s: cache import: %s: line %ld: %s\n", PROGRAM, shown, lineno, why);
+				n.rejected++;
 				continue;
 			}
-			cache_put(&puzzle, &e);
-			accepted++;
+			n.read++;
+			if (!trust && (e.verdict == V_UNSAT || e.uniq != UNIQ_UNKNOWN))
+				add_claim(&claims, &puzzle, &e);
+			else
+				cache_put(&puzzle, &e);
 		}
 		if (in != stdin)
 			fclose(in);
 	}
 	free(line);
+	free(files);
+	settle_claims(&claims, &n);
+	free(claims.v);
 	cache_flush();
 	bool ok = cache_enabled();
 	long written = cache_counts.written;
 	cache_close();
 	if (!ok)
 		return 2;
+	long dropped = n.unsat_dropped + n.unique_dropped + n.unproved;
+	long stored = n.read - n.unsat_dropped;
 	fprintf(stderr, "%s: cache import: %ld entries read, %ld written, %ld kept as they were, %ld rejected\n",
-		PROGRAM, accepted, written, accepted - written, rejected);
+		PROGRAM, n.read, written, stored - written > 0 ? stored - written : 0, n.rejected);
+	if (n.proved || dropped)
+		fprintf(stderr,
+			"%s: cache import: %ld unsat or unique= claims proved again by sudoku-cp, %ld dropped "
+			"(%ld unsat where it finds a solution, %ld unique= it finds wrong, %ld it could not "
+			"prove in %d s); --trust keeps claims as they are\n",
+			PROGRAM, n.proved, dropped, n.unsat_dropped, n.unique_dropped, n.unproved, PROOF_LIMIT_S);
 	if (status)
 		return status;
-	return rejected ? 1 : 0;
+	return n.rejected || dropped ? 1 : 0;
 }
 
 int cache_command(int argc, char **argv)

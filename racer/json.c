@@ -122,12 +122,10 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 	 * racer's own check of the givens) confirmed it, and who proved it */
 	if (pz->verdict == V_UNSAT || pz->verdict == V_CLASH ||
 	    (opt.count && (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE))) {
-		bool confirmed = pz->confirmed || pz->cache_hit || pz->verdict == V_CLASH;
+		bool confirmed = pz->confirmed || pz->verdict == V_CLASH;
 		evbuffer_add_printf(out, ",\"confirmed\":%s,\"provers\":", confirmed ? "true" : "false");
 		if (pz->provers[0])
 			json_string(out, pz->provers);
-		else if (pz->cache_hit && pz->winner_name[0])
-			json_string(out, pz->winner_name);
 		else
 			evbuffer_add(out, "null", 4);
 	}

@@ -32,6 +32,8 @@ enum {
 	OPT_BUDGET,
 	OPT_PROGRESS_MS,
 	OPT_LINE_OFFSET,
+	OPT_CACHE_SIZE,
+	OPT_TRUST,
 };
 
 static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -127,14 +129,20 @@ static void print_help(void)
 	       "                         solving (default $SUDOKU_RACE_CACHE, else\n"
 	       "                         $XDG_CACHE_HOME/sudoku-race, else\n"
 	       "                         ~/.cache/sudoku-race)\n"
+	       "      --cache-size=SIZE  the most the cache file takes: bytes, or with K, M or\n"
+	       "                         G (default 1G; least 256K); least recently used\n"
+	       "                         entries make room\n"
 	       "      --no-cache         do not use the cache\n"
 	       "  -h, --help             show this help and exit\n"
 	       "  -V, --version          show the version and exit\n\n");
 	printf("Cache commands:\n"
 	       "  cache stats            what the cache holds\n"
 	       "  cache clear            empty it\n"
-	       "  cache export           write every entry as a text line\n"
-	       "  cache import [FILE]... read such lines (verified) into the cache\n"
+	       "  cache export           write every entry as a text line, after a header line\n"
+	       "  cache import [--trust] [FILE]...\n"
+	       "                         read such lines into the cache: solutions are verified,\n"
+	       "                         unsat and uniqueness re-proved by sudoku-cp (or the\n"
+	       "                         claim dropped) unless --trust\n"
 	       "(A redis:// cache takes stats and clear.)\n\n");
 	printf("Workers are looked for beside %s, in ../workers and ../cuda from it\n"
 	       "(the build tree), then on the PATH. (A puzzle file named 'cache' must be given\n"
@@ -211,6 +219,8 @@ void options_parse(int argc, char **argv)
 		{"pretty", no_argument, NULL, OPT_PRETTY},
 		{"cache", required_argument, NULL, OPT_CACHE},
 		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+		{"cache-size", required_argument, NULL, OPT_CACHE_SIZE},
+		{"trust", no_argument, NULL, OPT_TRUST},
 		{"schedule", required_argument, NULL, OPT_SCHEDULE},
 		{"presolver", required_argument, NULL, OPT_PRESOLVER},
 		{"budget", required_argument, NULL, OPT_BUDGET},
@@ -290,6 +300,13 @@ void options_parse(int argc, char **argv)
 				usage_error("--cache: an empty directory name or URL");
 			opt.cache_dir = optarg;
 			break;
+		case OPT_CACHE_SIZE:
+			if (cache_parse_size(optarg, &opt.cache_size) < 0)
+				usage_error("--cache-size: '%s' is not a size from 256K (K, M, G: x1024)", optarg);
+			break;
+		case OPT_TRUST: /* cache import --trust */
+			opt.cache_trust = true;
+			break;
 		case OPT_NO_CACHE:
 			opt.no_cache = true;
 			break;
@@ -343,6 +360,8 @@ void options_parse(int argc, char **argv)
 		usage_error("--presolver and --budget do not go with --schedule=all");
 	if (opt.json && opt.pretty)
 		usage_error("--json and --pretty do not go together");
+	if (opt.cache_trust && (opt.command != CMD_CACHE || opt.nargs < 2 || strcmp(opt.args[1], "import") != 0))
+		usage_error("--trust goes with cache import only");
 	if (opt.command == CMD_CACHE && opt.no_cache)
 		usage_error("the cache command needs the cache (drop --no-cache)");
 	if (opt.command == CMD_LIST_WORKERS && opt.nargs > 0)

@@ -332,7 +332,12 @@ static void end_race(struct puzzle *pz, enum verdict v)
 						.uniq = !proved ? UNIQ_UNKNOWN
 							: v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq,
 						.ms = pz->winner_ms};
-			snprintf(e.winner, sizeof e.winner, "%.16s", pz->provers[0] ? pz->provers : w->name);
+			snprintf(e.winner, sizeof e.winner, "%.16s", w->name);
+			/* who proved it, as the store writes them: "cp,dlx" */
+			snprintf(e.provers, sizeof e.provers, "%s", pz->provers);
+			for (char *c = e.provers; *c; c++)
+				if (*c == '+')
+					*c = ',';
 			if (pz->solution) {
 				grid_init(&e.solution, pz->item.grid.box);
 				memcpy(e.solution.cell, pz->solution, (size_t)pz->item.grid.cells);
@@ -662,27 +667,39 @@ static bool take_cached(struct puzzle *pz, enum cache_result r, const struct cac
 	}
 	if (r != CACHE_HIT)
 		return false;
+	/* what needs proof counts only with its provers: an unsat without
+	 * them is raced, a uniqueness without them is not known */
+	bool proved = e->provers[0] != '\0';
+	enum uniqueness uniq = proved ? e->uniq : UNIQ_UNKNOWN;
 	/* --count needs to know uniqueness, and an entry knows no count
 	 * beyond "at least 2": one that does not know as much as asked is
 	 * raced */
-	if (opt.count && e->verdict == V_SOLVED &&
-	    (e->uniq == UNIQ_UNKNOWN || (e->uniq == UNIQ_MULTIPLE && opt.count > 2))) {
+	if ((e->verdict == V_UNSAT && !proved) ||
+	    (opt.count && e->verdict == V_SOLVED &&
+	     (uniq == UNIQ_UNKNOWN || (uniq == UNIQ_MULTIPLE && opt.count > 2)))) {
 		cache_counts.hits--;
 		cache_counts.misses++;
 		return false;
 	}
 	pz->cache_hit = true;
 	pz->winner_ms = e->ms;
-	pz->uniq = e->uniq;
+	pz->uniq = uniq;
 	if (opt.count)
-		pz->count = e->verdict == V_UNSAT ? 0 : e->uniq == UNIQ_UNIQUE ? 1 : 2;
+		pz->count = e->verdict == V_UNSAT ? 0 : uniq == UNIQ_UNIQUE ? 1 : 2;
 	snprintf(pz->winner_name, sizeof pz->winner_name, "%s", e->winner);
+	/* a verdict that needs proof is served as confirmed only when the
+	 * store says who proved it (an entry of 0.1 does not) */
+	snprintf(pz->provers, sizeof pz->provers, "%.39s", e->provers);
+	for (char *c = pz->provers; *c; c++)
+		if (*c == ',')
+			*c = '+';
+	pz->confirmed = proved;
 	if (e->verdict == V_UNSAT) {
 		set_verdict(pz, givens_clash(pz) ? V_CLASH : V_UNSAT);
 		return true;
 	}
 	keep_solution(pz, e->solution.cell);
-	set_verdict(pz, opt.count && e->uniq == UNIQ_MULTIPLE ? V_MULTIPLE : V_SOLVED);
+	set_verdict(pz, opt.count && uniq == UNIQ_MULTIPLE ? V_MULTIPLE : V_SOLVED);
 	return true;
 }
 

@@ -87,6 +87,8 @@ struct options {
 	uint64_t seed;
 	const char *cache_dir; /* --cache DIR */
 	bool no_cache;
+	size_t cache_size;   /* --cache-size, bytes; 0: CACHE_SIZE_DEFAULT */
+	bool cache_trust;    /* cache import --trust */
 	int jobs;            /* -j: presolver processes; 0: the processors */
 	bool schedule_all;   /* --schedule=all: every puzzle to every entry at once */
 	const char *presolver; /* --presolver: the entry that gets every puzzle first */
@@ -164,6 +166,9 @@ void workers_setup_listing(void);
 void workers_print_listing(void);
 /* Where the racer looks for sudoku-* programs, for messages. */
 const char *workers_search_path(void);
+/* The program of a worker name (sudoku-NAME beside the racer, ...), malloc'd;
+ * NULL when there is none. */
+char *workers_find_program(const char *name);
 void workers_free(void);
 
 /* What one entry of the portfolio did in one race. */
@@ -451,12 +456,22 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 
 /* --- cache.c --- */
 
+/* Worker names that proved an unsat or count verdict, comma-separated:
+ * at most CACHE_PROVERS_MAX - 1 characters. */
+#define CACHE_PROVERS_MAX 48
+/* --cache-size: the default, and the least it may be */
+#define CACHE_SIZE_DEFAULT ((size_t)1 << 30)
+#define CACHE_SIZE_MIN ((size_t)256 << 10)
+
 struct cache_entry {
 	enum verdict verdict;  /* V_SOLVED (with uniqueness) or V_UNSAT */
 	enum uniqueness uniq;
 	double ms;
 	char winner[17];
 	char version[17];
+	/* who proved the unsat verdict or the uniqueness (e.g. "cp,sat");
+	 * "" when not recorded (entries of format 1 never record it) */
+	char provers[CACHE_PROVERS_MAX];
 	struct grid solution;  /* V_SOLVED */
 };
 
@@ -466,17 +481,25 @@ enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD, CACHE_PENDING };
 /* Resolves the cache directory (--cache, or XDG). Returns NULL when there
  * is no home to put it in. */
 const char *cache_default_dir(void);
-/* Opens (creating the directory, mode 0700). On failure: one warning when
- * quiet is false, and -1. */
+/* --cache-size: bytes, or with K, M, G, T (powers of 1024; KiB, KB also). */
+int cache_parse_size(const char *s, size_t *bytes);
+/* Opens (creating the directory, mode 0700), at most opt.cache_size bytes.
+ * On failure -1 and err says why; a damaged store has been set aside
+ * (renamed) then, and err says where. */
 int cache_open(const char *dir, bool readonly, char *err, size_t errsz);
 bool cache_enabled(void);
+/* The open store's size limit: --cache-size, else the one it keeps. */
+size_t cache_limit(void);
 void cache_close(void);
-/* Look-ups between begin and end share one read transaction. */
+/* Look-ups between begin and end share one read transaction. A hit counts
+ * as a use (least recently used entries are evicted first). */
 void cache_read_begin(void);
 void cache_read_end(void);
 enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, char *why,
 			    size_t whysz);
-/* Queued; written in batches (cache_flush, or a timer). */
+/* Queued; written in batches (cache_flush, or a timer). An entry already
+ * stored stays when it knows as much (a verified solution over unsat,
+ * known uniqueness, recorded provers). */
 void cache_put(const struct grid *puzzle, const struct cache_entry *e);
 void cache_delete(const struct grid *puzzle);
 void cache_flush(void);
@@ -484,23 +507,29 @@ void cache_flush(void);
 void cache_fail(const char *what, int rc);
 
 struct cache_counts {
-	long hits, misses, bad, written;
+	long hits, misses, bad, written, evicted;
 };
 extern struct cache_counts cache_counts;
 
-/* For cache_cmd.c: the open store. */
-struct MDB_env;
-struct MDB_env *cache_env(void);
-unsigned int cache_dbi(void);
+/* For cache_cmd.c. status: 1, an entry (puzzle and e); 0, an entry of a
+ * newer racer's format; -1, an unreadable one (both NULL). */
+typedef void (*cache_visit)(const struct grid *puzzle, const struct cache_entry *e, int status,
+			    void *arg);
+/* Every entry of the open store. -1 and err when it cannot be read (a
+ * damaged store is set aside, and err says so). */
+int cache_each(cache_visit fn, void *arg, char *err, size_t errsz);
+/* Empties the store in dir. 0: emptied (entries: how many); 1: it was
+ * damaged and has been removed (msg says so); -1: msg says why not. */
+int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz);
 /* sudoku-race cache stats|clear|export|import: argv[0] is "cache". */
 int cache_command(int argc, char **argv);
 /* Encodes and decodes values (shared with cache_cmd.c). */
+size_t cache_value_max(void);
 size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint8_t *buf,
 		    size_t bufsz);
 /* 1: ok (puzzle, e filled); 0: a format from a newer racer; -1: bad. */
 int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache_entry *e,
 		 char *why, size_t whysz);
-size_t cache_value_max(void);
 
 /* --- progress.c --- */
 

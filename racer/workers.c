@@ -143,6 +143,11 @@ static char *find_program(const char *name)
 	return p;
 }
 
+char *workers_find_program(const char *name)
+{
+	return find_program(name);
+}
+
 static struct worker_spec *add_spec(const char *label)
 {
 	if (nspecs == MAX_SPECS)

@@ -153,7 +153,8 @@ tamper() {
 	sudoku-race --workers cp "$DATA/easy9.txt" >/dev/null
 	run sudoku-race cache export
 	assert_success
-	assert_equal "${#lines[@]}" 3
+	assert_equal "${#lines[@]}" 4
+	assert_line --index 0 "# sudoku-race cache v2"
 	echo "$output" >"$T/exported"
 	grep -q "^$(head -n 1 "$DATA/easy9.txt") $(head -n 1 "$DATA/easy9.solutions") winner=cp ms=" "$T/exported"
 	run sudoku-race cache stats
@@ -192,7 +193,9 @@ tamper() {
 	[[ $stderr == *"$T/lines: line 4: expected a puzzle and its answer"* ]]
 	[[ $stderr == *"1 entries read, 1 written, 0 kept as they were, 2 rejected"* ]]
 	run sudoku-race cache export
-	assert_output --regexp "^$p $s winner=cp ms=1.000 unique=yes version=[0-9.]+\$"
+	assert_line --index 0 "# sudoku-race cache v2"
+	# the claim unique=yes is proved again on import, and says by whom
+	assert_line --index 1 --regexp "^$p $s winner=cp ms=1.000 unique=yes provers=cp version=[0-9.]+\$"
 }
 
 @test "--count races a cached puzzle whose uniqueness is not known, then knows it" {
@@ -214,7 +217,213 @@ tamper() {
 	assert_output --partial "(not created yet)"
 	run sudoku-race cache export
 	assert_success
-	assert_output ""
+	assert_output "# sudoku-race cache v2"
 	run sudoku-race cache frobnicate
 	assert_failure 2
+}
+
+# --- a damaged store (issue 15) ---
+
+GENERATE="$top_builddir/contrib/bench/sudoku-generate"
+
+# A store of 300 solved 9x9 puzzles (a file of some hundred pages), in $C;
+# the puzzles in $T/p, their answers in $T/s.
+make_store() {
+	"$GENERATE" --box=3 --keep=0.45 --count=300 --seed=5 | grep -v '^#' >"$T/p"
+	sudoku-race --workers cp "$T/p" >"$T/s"
+	[ "$(wc -l <"$T/s")" -eq 300 ]
+	[ "$(stat -c %s "$C/data.mdb")" -gt 100000 ]
+}
+
+# all_solved PUZZLES ANSWERS: every answer a solution (a puzzle of 45%
+# givens may have several: any will do).
+all_solved() {
+	run verify "$1" "$2"
+	assert_success
+	assert_line "$(wc -l <"$1") ok, 0 none, 0 wrong"
+}
+
+# garble FILE OFFSET SEED: 4096 random bytes (from SEED) over FILE at OFFSET.
+garble() {
+	perl -e 'srand($ARGV[0]); print map { chr int rand 256 } 1 .. 4096' "$3" |
+		dd of="$1" bs=1 seek="$2" conv=notrunc status=none
+}
+
+@test "a store cut to half its length: reported once, set aside, the answers right; stats and clear work" {
+	make_store
+	cp -r "$C" "$T/saved"
+	size=$(stat -c %s "$C/data.mdb")
+	truncate -s $((size / 2)) "$C/data.mdb"
+	run --separate-stderr sudoku-race "$T/p"
+	assert_success
+	assert_equal "$(wc -l <<<"$stderr")" 1
+	[[ $stderr =~ ^"sudoku-race: cache: $C/data.mdb is damaged (cut short: $((size / 2)) bytes, where its pages take "[0-9]+"); set aside as $C/data.mdb.damaged-"[0-9-]+"; going on without the cache"$ ]]
+	aside=$(sed 's/.*set aside as \(.*\); going on.*/\1/' <<<"$stderr")
+	echo "$output" >"$T/out"
+	all_solved "$T/p" "$T/out"
+	[ -f "$aside" ]
+	[ ! -e "$C/data.mdb" ]
+	# a new store from then on
+	run --separate-stderr sudoku-race --stats "$T/p"
+	assert_success
+	assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 300 misses, 0 bad entries dropped, 300 written"
+	run --separate-stderr sudoku-race --stats "$T/p"
+	assert_equal "$(stat_line)" "sudoku-race: cache: 300 hits, 0 misses, 0 bad entries dropped, 0 written"
+	# the commands: stats says so (no signal), clear removes it
+	for cmd in stats export; do
+		rm -rf "$C" && cp -r "$T/saved" "$C" && truncate -s $((size / 2)) "$C/data.mdb"
+		run --separate-stderr sudoku-race cache $cmd
+		assert_failure 2
+		[[ $stderr == *"$C/data.mdb is damaged (cut short: "*"; set aside as $C/data.mdb.damaged-"* ]]
+	done
+	rm -rf "$C" && cp -r "$T/saved" "$C" && truncate -s $((size / 2)) "$C/data.mdb"
+	run sudoku-race cache clear
+	assert_success
+	assert_output --regexp "^cache: $C/data.mdb was damaged \\(cut short: .*\\): removed\$"
+	run sudoku-race cache stats
+	assert_success
+	assert_line --partial "entries: 0"
+}
+
+@test "random bytes in a store: never a crash, the answers right, at most one report" {
+	make_store
+	cp -r "$C" "$T/saved"
+	size=$(stat -c %s "$C/data.mdb")
+	for at in $((size / 4)) $((size / 2)) $((size * 3 / 4)) $((size - 8192)); do
+		for seed in 1 2 3; do
+			what="bytes at $at, seed $seed"
+			# no signal first: racer, stats, export, clear
+			rm -rf "$C" && cp -r "$T/saved" "$C" && garble "$C/data.mdb" "$at" "$seed"
+			run --separate-stderr sudoku-race "$T/p"
+			race_status=$status race_output=$output race_stderr=$stderr
+			statuses=$race_status
+			for cmd in stats export clear; do
+				rm -rf "$C" && cp -r "$T/saved" "$C" && garble "$C/data.mdb" "$at" "$seed"
+				run --separate-stderr sudoku-race cache $cmd
+				statuses="$statuses $status"
+				[ "$status" -eq 0 ] || [[ $stderr == *"is damaged ("*"); set aside as "* ]]
+			done
+			# stats and export may find it damaged (2); clear always works
+			[[ "$what: $statuses" =~ ": 0 "[02]" "[02]" 0"$ ]]
+			echo "$race_output" >"$T/out"
+			all_solved "$T/p" "$T/out"
+			[ "$(grep -c 'is damaged' <<<"$race_stderr")" -le 1 ]
+			# anything else said is about one bad entry
+			run grep -v -e 'is damaged' -e 'a bad entry for' <<<"$race_stderr"
+			assert_output ""
+		done
+	done
+}
+
+# --- a bounded size (issue 15) ---
+
+@test "--cache-size: the file stays within it, the least recently used entries go, the answers stay right" {
+	"$GENERATE" --box=3 --keep=0.45 --count=440 --seed=9 | grep -v '^#' >"$T/p"
+	sudoku-cp "$T/p" >"$T/s"
+	paste -d ' ' "$T/p" "$T/s" >"$T/lines"
+	head -n 40 "$T/lines" >"$T/a"
+	tail -n +41 "$T/lines" >"$T/b"
+	run --separate-stderr sudoku-race --cache-size 256K cache import "$T/a"
+	assert_success
+	# puzzle 1 used again: now the most recent of the first 40
+	run --separate-stderr sudoku-race --stats <(head -n 1 "$T/p")
+	assert_equal "$(stat_line)" "sudoku-race: cache: 1 hits, 0 misses, 0 bad entries dropped, 0 written"
+	# the store keeps its limit: no --cache-size from here on
+	run --separate-stderr sudoku-race cache import "$T/b"
+	assert_success
+	[[ $stderr == *"400 entries read, 400 written"* ]]
+	[ "$(stat -c %s "$C/data.mdb")" -le 262144 ]
+	run sudoku-race cache stats
+	assert_line --partial "at most 262144 (--cache-size)"
+	# what is left is the most recently used: a tail of 2..40, 1, 41..440
+	{ sed -n '2,40p' "$T/p"; head -n 1 "$T/p"; tail -n +41 "$T/p"; } >"$T/order"
+	sudoku-race cache export | tail -n +2 | cut -d' ' -f1 | sort >"$T/kept"
+	n=$(wc -l <"$T/kept")
+	[ "$n" -gt 20 ] && [ "$n" -lt 440 ]
+	assert_equal "$(tail -n "$n" "$T/order" | sort)" "$(cat "$T/kept")"
+	# and a race over all of them: right answers, no word from the cache
+	run --separate-stderr sudoku-race "$T/p"
+	assert_success
+	assert_equal "$stderr" ""
+	echo "$output" >"$T/out"
+	all_solved "$T/p" "$T/out"
+	[ "$(stat -c %s "$C/data.mdb")" -le 262144 ]
+}
+
+@test "--cache-size takes K, M, G and refuses nonsense" {
+	run sudoku-race --cache-size 2M --stats "$DATA/easy9.txt"
+	assert_success
+	run sudoku-race cache stats
+	assert_line --partial "at most 2097152 (--cache-size)"
+	for bad in 12 1X -5M 100K "" "1 " 2MB5 0.5Q; do
+		run sudoku-race --cache-size "$bad" "$DATA/easy9.txt"
+		assert_failure 2
+		assert_output --partial "--cache-size: '$bad' is not a size"
+	done
+}
+
+# --- the export format (issue 15) ---
+
+@test "cache import: the header's version is checked; a file without one is read as 0.1 wrote it" {
+	p=$(head -n 1 "$DATA/easy9.txt")
+	s=$(head -n 1 "$DATA/easy9.solutions")
+	printf '# sudoku-race cache v3\n%s %s winner=cp ms=1\n' "$p" "$s" >"$T/v3"
+	run --separate-stderr sudoku-race cache import "$T/v3"
+	assert_failure 2
+	[[ $stderr == *"cache import: $T/v3: line 1: an export of version '3': this sudoku-race reads version 2 and version 1 (no header line); nothing read from it"* ]]
+	run sudoku-race cache stats
+	assert_line --partial "entries: 0"
+	printf '\n# sudoku-race cache vX\n' >"$T/vx"
+	run --separate-stderr sudoku-race cache import "$T/vx"
+	assert_failure 2
+	[[ $stderr == *"$T/vx: line 2: an export of version 'X'"* ]]
+	printf '%s %s winner=cp ms=1.000 unique=unknown version=0.1.0\n' "$p" "$s" >"$T/v1"
+	run --separate-stderr sudoku-race cache import "$T/v1"
+	assert_success
+	[[ $stderr == *"$T/v1: no '# sudoku-race cache v2' header line: read as sudoku-race 0.1 wrote it (version 1)"* ]]
+	[[ $stderr == *"1 entries read, 1 written"* ]]
+}
+
+# --- import trusts nothing (issue 15) ---
+
+@test "cache import: a forged unsat is dropped and never served" {
+	p=$(head -n 1 "$DATA/easy9.txt")
+	echo "$p unsat winner=cp" >"$T/forged"
+	run --separate-stderr sudoku-race cache import "$T/forged"
+	assert_failure 1
+	[[ $stderr == *"0 unsat or unique= claims proved again by sudoku-cp, 1 dropped (1 unsat where it finds a solution, 0 unique= it finds wrong, 0 it could not prove in 10 s)"* ]]
+	run sudoku-race --workers dlx <(echo "$p")
+	assert_success
+	assert_output "$(head -n 1 "$DATA/easy9.solutions")"
+	# a true one is proved, and kept with its prover
+	echo "12345678.........9$(printf '%.0s.' $(seq 63)) unsat winner=dlx" >"$T/true"
+	run --separate-stderr sudoku-race cache import "$T/true"
+	assert_success
+	run sudoku-race cache export
+	assert_line --regexp "^12345678\.{9}9\.{63} unsat winner=dlx ms=0.000 unique=unknown provers=cp version="
+}
+
+@test "cache import: a forged unique=yes on an empty grid is dropped; --count finds several solutions" {
+	empty=$(printf '%.0s.' $(seq 81))
+	s=$(head -n 1 "$DATA/easy9.solutions")
+	echo "$empty $s winner=cp unique=yes" >"$T/forged"
+	run --separate-stderr sudoku-race cache import "$T/forged"
+	assert_failure 1
+	[[ $stderr == *"1 dropped (0 unsat where it finds a solution, 1 unique= it finds wrong"* ]]
+	run sudoku-race --count <(echo "$empty")
+	assert_failure 1
+	assert_output "# multiple solutions: at least 2"
+}
+
+@test "cache import --trust keeps claims as they are" {
+	p=$(head -n 1 "$DATA/easy9.txt")
+	echo "$p unsat winner=mine provers=mine" >"$T/forged"
+	run --separate-stderr sudoku-race cache import --trust "$T/forged"
+	assert_success
+	refute [ -n "$(grep 'proved again' <<<"$stderr")" ]
+	run sudoku-race cache export
+	assert_line --index 1 --regexp "^$p unsat winner=mine ms=0.000 unique=unknown provers=mine version="
+	run sudoku-race --trust "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output --partial "--trust goes with cache import only"
 }

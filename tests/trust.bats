@@ -90,3 +90,13 @@ setup() {
 	assert_success
 	assert_output "$(head -n 1 "$DATA/easy9.solutions")"
 }
+
+@test "an unsat in the cache that says no provers (--trust, or a store of 0.1) is raced again" {
+	p=$(head -n 1 "$DATA/easy9.txt")
+	echo "$p unsat winner=nayer" >"$T/forged"
+	run --separate-stderr sudoku-race --cache "$T/c" cache import --trust "$T/forged"
+	assert_success
+	run --separate-stderr sudoku-race --cache "$T/c" --stats --workers dlx <(echo "$p")
+	assert_success
+	assert_output "$(head -n 1 "$DATA/easy9.solutions")"
+}
