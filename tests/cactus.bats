@@ -41,6 +41,7 @@ need_gnuplot() {
 
 @test "a run: every worker and the race on every puzzle, answers timed, nothing left running" {
 	need_gnuplot
+	command -v xz >/dev/null || skip "xz not found"
 	head -n 3 "$DATA/easy9.txt" >"$BATS_TEST_TMPDIR/p.txt"
 	xz -c "$DATA/4x4.txt" >"$BATS_TEST_TMPDIR/four.txt.xz"
 	run --separate-stderr "$CACTUS" --workers cp,dlx --limit 2 --build "$top_builddir" \
