@@ -117,6 +117,17 @@ need_pages() {
 	done
 }
 
+@test "sudoku-protocol(5) has every word of PROTOCOL.md (of five letters or more)" {
+	command -v groff >/dev/null || skip "groff not found"
+	local text word missing=
+	# a paragraph added to PROTOCOL.md brings words the page lacks
+	text=$(plain "$PROTOCOL_PAGE" | tr '[:upper:]' '[:lower:]')
+	for word in $(tr '[:upper:]' '[:lower:]' <"$top_srcdir/protocol/PROTOCOL.md" | grep -oE '[a-z]{5,}' | sort -u); do
+		grep -qw -- "$word" <<<"$text" || missing="$missing $word"
+	done
+	assert_equal "$missing" ""
+}
+
 @test "every program's --version gives the licence and the bug address" {
 	local bugs p
 	bugs=$(sed -n 's/^#define PACKAGE_BUGREPORT "\(.*\)"$/\1/p' "$top_builddir/config.h")
