@@ -27,7 +27,7 @@ page() {
 
 # the page as plain text, unhyphenated and unbroken, as man shows it
 plain() {
-	groff -man -t -Tutf8 -rHY=0 -rLL=1000n -P-cbou "$1" 2>/dev/null
+	groff -k -man -t -Tutf8 -rHY=0 -rLL=1000n -P-cbou "$1" 2>/dev/null
 }
 
 need_pages() {
@@ -71,9 +71,9 @@ need_pages() {
 		# help2man pages: all warnings but line breaking, which the
 		# programs' --help lines decide; the hand-written page: all
 		if [ "$f" = "$PROTOCOL_PAGE" ]; then
-			err=$(MANWIDTH=80 groff -man -t -Tutf8 -rLL=80n -ww "$f" 2>&1 >/dev/null)
+			err=$(MANWIDTH=80 groff -k -man -t -Tutf8 -rLL=80n -ww "$f" 2>&1 >/dev/null)
 		else
-			err=$(MANWIDTH=80 groff -man -t -Tutf8 -rLL=80n -ww -Wbreak "$f" 2>&1 >/dev/null)
+			err=$(MANWIDTH=80 groff -k -man -t -Tutf8 -rLL=80n -ww -Wbreak "$f" 2>&1 >/dev/null)
 		fi
 		[ -z "$err" ] || { echo "$f: $err" >&2; return 1; }
 		[ "$(plain "$f" | wc -l)" -gt 20 ]
