@@ -339,7 +339,7 @@ void options_parse(int argc, char **argv)
 			print_help();
 			exit(0);
 		case 'V':
-			printf("%s (sudoku-race) %s\n", PROGRAM, PACKAGE_VERSION);
+			printf("%s (sudoku-race) %s\n%s\n", PROGRAM, PACKAGE_VERSION, VERSION_NOTICE);
 			exit(0);
 		default:
 			fprintf(stderr, "Try '%s --help' for more information.\n", PROGRAM);

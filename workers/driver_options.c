@@ -320,7 +320,7 @@ int parse_options(int argc, char **argv)
 			print_help();
 			exit(0);
 		case 'V':
-			printf("%s (sudoku-race) %s\n", program, PACKAGE_VERSION);
+			printf("%s (sudoku-race) %s\n%s\n", program, PACKAGE_VERSION, VERSION_NOTICE);
 			exit(0);
 		case '?':
 			fprintf(stderr, "Try '%s --help' for more information.\n", program);
