@@ -689,7 +689,8 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 	cap_pages = cap_bytes / st.ms_psize;
 
 	char why[256] = "";
-	struct open_check c = {.rc = 0};
+	struct open_check c;
+	memset(&c, 0, sizeof c); /* its padding too: it crosses a pipe */
 	int sig = 0, open_rc = 0;
 	bool bad = truncated(why, sizeof why);
 	if (!bad) {
@@ -697,7 +698,7 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 		if (sig == 0 && c.rc == 0 && !c.why[0] && c.create && !readonly) {
 			sig = in_child(create_uses, &c, sizeof c, &open_rc);
 			if (sig == 0 && c.rc == 0) {
-				c = (struct open_check){.rc = 0};
+				memset(&c, 0, sizeof c);
 				sig = trapped(check_store, &c);
 			}
 		}
@@ -1036,7 +1037,8 @@ int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz)
 	*entries = 0;
 	if (cache_open(dir, false, msg, msgsz) < 0)
 		return removed ? 1 : -1;
-	struct clear c = {0, 0};
+	struct clear c;
+	memset(&c, 0, sizeof c); /* its padding too: it crosses a pipe */
 	int open_rc = 0;
 	int res = in_child(clear, &c, sizeof c, &open_rc);
 	if (is_fault(res) || res == -3 || is_damage(c.rc) || (res == -2 && is_damage(open_rc))) {
@@ -1558,7 +1560,7 @@ static void flush_async(void)
 		cache_flush();
 		return;
 	}
-	writer.r = (struct write_result){0, 0, 0};
+	memset(&writer.r, 0, sizeof writer.r); /* its padding too: it crosses a pipe */
 	if (child_start(write_all, &writer.r, sizeof writer.r, &writer.pid, &writer.fd) < 0) {
 		cache_fail("cannot write", errno);
 		return;
@@ -1578,7 +1580,8 @@ void cache_flush(void)
 		writer_done();
 	if (!enabled || !npending || reading)
 		return;
-	struct write_result r = {0, 0, 0};
+	struct write_result r;
+	memset(&r, 0, sizeof r); /* its padding too: it crosses a pipe */
 	int open_rc = 0;
 	int res = in_child(write_all, &r, sizeof r, &open_rc);
 	if (res != 0) {

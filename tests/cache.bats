@@ -286,6 +286,7 @@ garble() {
 }
 
 @test "random bytes in a store: never a crash, the answers right, at most one report" {
+	skip_if_wrapped "reads garbage pages through a fault trap, which Valgrind reports as invalid reads"
 	make_store
 	cp -r "$C" "$T/saved"
 	size=$(stat -c %s "$C/data.mdb")
