@@ -138,8 +138,12 @@ summary() {
 		>"$T/out" 2>&1 &
 	local racer=$!
 	local pgid="" pid i
+	# a worker is a child of the racer (a subshell of the fake, its
+	# $(mktemp), has the fake's name too, in the fake's group)
 	for i in $(seq 1 100); do
-		pid=$(leftovers | awk '$2 == "fake-hanger" { print $1; exit }')
+		pid=$(for p in $(leftovers | awk '$2 == "fake-hanger" { print $1 }'); do
+			[ "$(ps -o ppid= -p "$p" | tr -d ' ')" = "$racer" ] && echo "$p" && break
+		done)
 		[ -n "$pid" ] && break
 		sleep 0.05
 	done
