@@ -588,6 +588,18 @@ static int fill_out(void)
 	return fs.st_size < need && ftruncate(fd, need) < 0 ? errno : 0;
 }
 
+/* The end of a write transaction: committed, and the file filled out to
+ * its last page, unless *rc already says it failed (then abandoned). */
+static void end_write(MDB_txn *txn, int *rc)
+{
+	if (*rc == 0)
+		*rc = mdb_txn_commit(txn);
+	else
+		mdb_txn_abort(txn);
+	if (*rc == 0)
+		*rc = fill_out();
+}
+
 static void write_meta(MDB_txn *txn, uint64_t tick, int *rc)
 {
 	uint8_t m[META_LEN];
@@ -626,12 +638,7 @@ static void create_uses(void *arg)
 		if (c->rc == 0)
 			write_meta(txn, 1, &c->rc);
 	}
-	if (c->rc == 0)
-		c->rc = mdb_txn_commit(txn);
-	else
-		mdb_txn_abort(txn);
-	if (c->rc == 0)
-		c->rc = fill_out();
+	end_write(txn, &c->rc);
 }
 
 /* The file must hold every page LMDB's meta page says it has. */
@@ -874,6 +881,22 @@ struct lookup {
 	bool touch; /* a hit worth writing down as a use */
 };
 
+enum cache_result cache_check(const struct grid *puzzle, const void *data, size_t len,
+			      struct cache_entry *e, char *why, size_t whysz)
+{
+	const uint8_t *b = data;
+	int d = cache_decode(data, len, NULL, e, why, whysz);
+	if (d <= 0)
+		return d == 0 ? CACHE_MISS : CACHE_BAD;
+	if (b[3] != puzzle->box || memcmp(b + header_len(b), puzzle->cell, (size_t)puzzle->cells) != 0) {
+		snprintf(why, whysz, "it is the entry of another puzzle");
+		return CACHE_BAD;
+	}
+	if (e->verdict == V_SOLVED && !grid_verify(puzzle, &e->solution, why, whysz))
+		return CACHE_BAD;
+	return CACHE_HIT;
+}
+
 static void lookup(void *arg)
 {
 	struct lookup *l = arg;
@@ -882,22 +905,9 @@ static void lookup(void *arg)
 	l->res = CACHE_MISS;
 	if (l->rc != 0)
 		return;
-	const uint8_t *b = v.mv_data;
-	int d = cache_decode(v.mv_data, v.mv_size, NULL, l->e, l->why, l->whysz);
-	if (d == 0)
-		l->res = CACHE_MISS;
-	else if (d < 0)
-		l->res = CACHE_BAD;
-	else if (b[3] != l->puzzle->box ||
-		 memcmp(b + header_len(b), l->puzzle->cell, (size_t)l->puzzle->cells) != 0) {
-		snprintf(l->why, l->whysz, "it is the entry of another puzzle");
-		l->res = CACHE_BAD;
-	} else if (l->e->verdict == V_SOLVED && !grid_verify(l->puzzle, &l->e->solution, l->why, l->whysz)) {
-		l->res = CACHE_BAD;
-	} else {
-		l->res = CACHE_HIT;
+	l->res = cache_check(l->puzzle, v.mv_data, v.mv_size, l->e, l->why, l->whysz);
+	if (l->res == CACHE_HIT)
 		l->touch = worth_touching(l->key);
-	}
 }
 
 enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, char *why,
@@ -1023,12 +1033,7 @@ static void clear(void *arg)
 		c->rc = mdb_drop(txn, dbi, 0);
 	if (c->rc == 0)
 		write_meta(txn, 1, &c->rc);
-	if (c->rc == 0)
-		c->rc = mdb_txn_commit(txn);
-	else
-		mdb_txn_abort(txn);
-	if (c->rc == 0)
-		c->rc = fill_out();
+	end_write(txn, &c->rc);
 }
 
 int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz)
@@ -1281,12 +1286,7 @@ static void write_batch(void *arg)
 	if (w->rc != 0)
 		return;
 	apply(txn, w);
-	if (w->rc == 0)
-		w->rc = mdb_txn_commit(txn);
-	else
-		mdb_txn_abort(txn);
-	if (w->rc == 0)
-		w->rc = fill_out();
+	end_write(txn, &w->rc);
 }
 
 static void flush_cb(evutil_socket_t fd, short what, void *arg)

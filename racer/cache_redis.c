@@ -317,29 +317,6 @@ static void fail(const char *fmt, ...)
 	drop_waiters(true);
 }
 
-/* An entry read for pz: is it a hit? CACHE_MISS: from a newer racer, or
- * --count needs uniqueness it does not know. */
-static enum cache_result check_entry(const struct puzzle *pz, const char *data, size_t len,
-				     struct cache_entry *e, char *why, size_t whysz)
-{
-	static struct grid stored;
-	const struct grid *g = &pz->item.grid;
-	int d = cache_decode(data, len, &stored, e, why, whysz);
-	if (d == 0)
-		return CACHE_MISS;
-	if (d < 0)
-		return CACHE_BAD;
-	if (stored.box != g->box || memcmp(stored.cell, g->cell, (size_t)g->cells) != 0) {
-		snprintf(why, whysz, "it is the entry of another puzzle");
-		return CACHE_BAD;
-	}
-	if (e->verdict == V_SOLVED && !grid_verify(g, &e->solution, why, whysz))
-		return CACHE_BAD;
-	if (opt.count && e->verdict == V_SOLVED && e->uniq == UNIQ_UNKNOWN)
-		return CACHE_MISS;
-	return CACHE_HIT;
-}
-
 static void drop_hex(const char *hex)
 {
 	char key[64];
@@ -423,7 +400,7 @@ static void on_lookup_reply(struct lookup *lk, const struct puzzle *pz, const re
 		answer(lk, CACHE_MISS, NULL);
 		return;
 	}
-	switch (check_entry(pz, reply->str, reply->len, &e, why, sizeof why)) {
+	switch (cache_check(&pz->item.grid, reply->str, reply->len, &e, why, sizeof why)) {
 	case CACHE_HIT:
 		answer(lk, CACHE_HIT, &e);
 		return;

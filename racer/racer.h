@@ -116,6 +116,7 @@ struct worker_spec {
 	int index;
 	char *label;          /* as given: "cp", "cp:seed=2", "./fake-liar" */
 	char *name;           /* the program part: "cp" */
+	bool gpu;             /* sudoku-gpu: one process, fed batches */
 	char *path;           /* the program, or NULL when not found */
 	char **argv;          /* path, --protocol, the entry's options, NULL */
 	bool own_seed;        /* the entry sets --seed itself */
@@ -393,7 +394,6 @@ struct puzzle {
 	uint8_t claim_verdict[MAX_CLAIMS];
 	long claim_count[MAX_CLAIMS]; /* --count=K: solutions found, K at most */
 	uint8_t nclaims;
-	bool confirming;           /* STAGE_ALL for a confirmation alone */
 	bool confirmed;            /* two programs agreed (or the givens clash) */
 	uint32_t asked;            /* entries asked to confirm (bits) */
 	char provers[40];          /* "cp+sat": who proved the final verdict */
@@ -525,6 +525,10 @@ int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz);
 int cache_command(int argc, char **argv);
 /* Encodes and decodes values (shared with cache_cmd.c). */
 size_t cache_value_max(void);
+/* A value read for puzzle (from either store): a hit (decoded into e and
+ * verified), a miss (a newer racer's format), or bad (why says). */
+enum cache_result cache_check(const struct grid *puzzle, const void *data, size_t len,
+			      struct cache_entry *e, char *why, size_t whysz);
 size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint8_t *buf,
 		    size_t bufsz);
 /* 1: ok (puzzle, e filled); 0: a format from a newer racer; -1: bad. */
