@@ -43,7 +43,7 @@ bool pool_probing(void)
  * processors among all entries, as the first design's sets did. */
 static int copies_of(const struct worker_spec *s, int jobs, int usable)
 {
-	if (probe_mode || strcmp(s->name, "gpu") == 0)
+	if (probe_mode || s->gpu)
 		return 1;
 	int n;
 	if (opt.schedule_all)

@@ -125,11 +125,11 @@ void race_init(void)
 	all_cap = ALL_DEPTH * most;
 	escalate_cap = 1;
 	for (int i = 0; i < nspecs; i++)
-		if (!specs[i].presolver && strcmp(specs[i].name, "gpu") != 0 && specs[i].nprocs > escalate_cap)
+		if (!specs[i].presolver && !specs[i].gpu && specs[i].nprocs > escalate_cap)
 			escalate_cap = specs[i].nprocs;
 	uint64_t want = (uint64_t)nprocs * DEPTH * 2 + (uint64_t)all_cap + 256;
 	for (int i = 0; i < nspecs; i++)
-		if (strcmp(specs[i].name, "gpu") == 0)
+		if (specs[i].gpu)
 			want += GPU_DEPTH;
 	ring_cap = 512;
 	while (ring_cap < want)
@@ -551,7 +551,7 @@ static struct proc *gpu_for(const struct puzzle *pz)
 	for (int i = 0; i < nspecs; i++) {
 		struct worker_spec *s = &specs[i];
 		int deep = (s->batch < GPU_DEPTH ? s->batch : GPU_DEPTH) / 2;
-		if (strcmp(s->name, "gpu") != 0 || s->status != SPEC_OK || !s->hello_seen || s->batch < 2 ||
+		if (!s->gpu || s->status != SPEC_OK || !s->hello_seen || s->batch < 2 ||
 		    !eligible(s, pz) || waiting < (uint64_t)deep)
 			continue;
 		struct proc *p = pool_pick(s, true);
@@ -726,7 +726,7 @@ void race_add(enum stream_event ev, const char *input_name)
 	pz->count = 0;
 	pz->timeout_reason = false;
 	pz->nclaims = 0;
-	pz->confirming = pz->confirmed = false;
+	pz->confirmed = false;
 	pz->asked = 0;
 	pz->provers[0] = '\0';
 	memset(pz->outcome, 0, sizeof pz->outcome);
@@ -736,7 +736,7 @@ void race_add(enum stream_event ev, const char *input_name)
 		 * its CUDA context takes a while, and it takes batches once it is
 		 * up; one puzzle alone costs the presolver's start only */
 		for (int i = 0; i < nspecs; i++)
-			if (strcmp(specs[i].name, "gpu") == 0)
+			if (specs[i].gpu)
 				pool_start_spec(&specs[i]);
 	}
 
@@ -952,7 +952,6 @@ static bool ask_confirmation(struct puzzle *pz)
 	if (pz->stage != STAGE_ALL) {
 		/* the presolver's claim: the confirmer races it alone */
 		pz->stage = STAGE_ALL;
-		pz->confirming = true;
 		pz->all_ns = now_ns();
 		list_add(&racing_all, pz);
 		for (int i = 0; i < nspecs; i++)

@@ -187,6 +187,7 @@ static void parse_entry(const char *entry, bool must_exist)
 	}
 	struct worker_spec *s = add_spec(entry);
 	s->name = xstrdup(name);
+	s->gpu = strcmp(name, "gpu") == 0;
 	s->explicit = must_exist;
 	s->path = find_program(name);
 	int argc = 0, cap = 4;
