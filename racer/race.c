@@ -906,18 +906,22 @@ static void caught_lying(struct puzzle *pz, int liar, const char *claim, int wit
 		die("cannot schedule an event");
 }
 
-/* A verified solution: the "no solution" claims on the table are lies. */
-static void solution_disproves(struct puzzle *pz, int witness)
+/* The claims of verdict v on the table are lies (a verified solution, or
+ * two different ones, disprove them): their workers are caught, the claims
+ * dropped. Returns whether by (a claimer) was one of them. */
+static bool claims_disproved(struct puzzle *pz, enum verdict v, const char *claim, int witness, int by)
 {
-	for (int k = pz->nclaims - 1; k >= 0; k--)
-		if (pz->claim_verdict[k] == V_UNSAT) {
-			caught_lying(pz, pz->claim_spec[k], "no solution", witness);
-			k = pz->nclaims; /* the list changed */
+	bool caught_by = false;
+	for (int k = 0; k < pz->nclaims;)
+		if (pz->claim_verdict[k] == v) {
+			caught_by |= pz->claim_spec[k] == by;
+			caught_lying(pz, pz->claim_spec[k], claim, witness); /* drops claim k */
+		} else {
+			k++;
 		}
+	return caught_by;
 }
 
-/* --stats: each answer counts once; a claim that did not win the race was
- * an answer after the one that did (late) */
 static void end_claimed(struct puzzle *pz, int who, enum verdict v, bool confirmed)
 {
 	for (int k = 0; k < pz->nclaims; k++)
@@ -988,7 +992,7 @@ static void claim(struct puzzle *pz, struct worker_spec *s, enum verdict v, cons
 			return;
 		}
 	} else {
-		solution_disproves(pz, who);
+		claims_disproved(pz, V_UNSAT, "no solution", who, -1);
 		if (pz->solution && memcmp(pz->solution, sol->cell, cells) != 0) {
 			/* two different solutions: more than one, proved here;
 			 * whoever said "one" lied */
@@ -998,13 +1002,8 @@ static void claim(struct puzzle *pz, struct worker_spec *s, enum verdict v, cons
 				caught_lying(pz, who, "a unique solution", -1);
 			else if (by != who)
 				s->st.late++;
-			for (int k = pz->nclaims - 1; k >= 0; k--)
-				if (pz->claim_verdict[k] == V_SOLVED) {
-					if (pz->claim_spec[k] == by)
-						by = who;
-					caught_lying(pz, pz->claim_spec[k], "a unique solution", -1);
-					k = pz->nclaims;
-				}
+			if (claims_disproved(pz, V_SOLVED, "a unique solution", -1, by))
+				by = who;
 			pz->count = v == V_MULTIPLE ? count : 2;
 			end_claimed(pz, by, V_MULTIPLE, true);
 			return;
@@ -1136,7 +1135,7 @@ void race_message(struct proc *p, uint64_t seq, struct msg *m)
 			break;
 		}
 		if (verify_answer(pz, s, m->argv[0], &sol)) {
-			solution_disproves(pz, s->index);
+			claims_disproved(pz, V_UNSAT, "no solution", s->index, -1);
 			win(pz, s, &sol, ms, V_SOLVED, UNIQ_UNKNOWN);
 			return;
 		}
