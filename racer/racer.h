@@ -559,5 +559,8 @@ void stats_report(double wall_ms);
 /* Writes text from column `at` on, wrapped at words within 80 columns;
  * the lines after the first start with `indent` spaces. */
 void print_wrapped(FILE *f, const char *text, int at, int indent);
+/* The width of a table's first column: the widest entry label, or the
+ * heading, at most `most` (a wider label has a line of its own). */
+int label_width(const char *heading, int most);
 
 #endif

@@ -60,6 +60,15 @@ static void say(const char *fmt, ...)
 	print_wrapped(stderr, text, at, at);
 }
 
+int label_width(const char *heading, int most)
+{
+	int w = (int)strlen(heading);
+	for (int i = 0; i < nspecs; i++)
+		if ((int)strlen(specs[i].label) > w)
+			w = (int)strlen(specs[i].label);
+	return w < most ? w : most;
+}
+
 /* A table of numbers, a row per entry, its first column the entries'
  * labels: as wide as the widest label when that fits in 80 columns; a
  * label wider than that has a line of its own, its figures on the next. */
@@ -79,12 +88,7 @@ static void print_table(FILE *f, const struct table *t)
 				width[c] = (int)strlen(t->cell[i][c]);
 		figures += 1 + width[c];
 	}
-	int label = (int)strlen("worker");
-	for (int i = 0; i < nspecs; i++)
-		if ((int)strlen(specs[i].label) > label)
-			label = (int)strlen(specs[i].label);
-	if (label > WIDTH - figures)
-		label = WIDTH - figures > 6 ? WIDTH - figures : 6;
+	int label = label_width("worker", WIDTH - figures > 6 ? WIDTH - figures : 6);
 	fprintf(f, "%-*s", label, "worker");
 	for (int c = 0; c < t->ncols; c++)
 		fprintf(f, " %*s", width[c], t->name[c]);
@@ -148,12 +152,7 @@ static void processes_table(FILE *f)
 
 static void status_table(FILE *f)
 {
-	int label = (int)strlen("worker");
-	for (int i = 0; i < nspecs; i++)
-		if ((int)strlen(specs[i].label) > label)
-			label = (int)strlen(specs[i].label);
-	if (label > 30)
-		label = 30;
+	int label = label_width("worker", 30);
 	fprintf(f, "\n%-*s status\n", label, "worker");
 	for (int i = 0; i < nspecs; i++) {
 		const struct worker_spec *s = &specs[i];

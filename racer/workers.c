@@ -364,12 +364,7 @@ void workers_setup_listing(void)
  * available worker's program is on the line below. */
 void workers_print_listing(void)
 {
-	int label = (int)strlen("WORKER");
-	for (int i = 0; i < nspecs; i++)
-		if ((int)strlen(specs[i].label) > label)
-			label = (int)strlen(specs[i].label);
-	if (label > 20)
-		label = 20;
+	int label = label_width("WORKER", 20);
 	int at = label + 1 + 10 + 1 + 5 + 1 + 6 + 1; /* the status column */
 	printf("%-*s %-10s %-5s %-6s %s\n", label, "WORKER", "KIND", "SIZES", "DEVICE", "STATUS");
 	for (int i = 0; i < nspecs; i++) {
