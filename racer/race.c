@@ -394,7 +394,11 @@ static void offer(struct puzzle *pz, int spec)
 	}
 	if (!p && !pool_spec_starting(s))
 		pool_grow(s);
-	if (!pool_spec_may_join(s))
+	if (pool_spec_may_join(s))
+		return;
+	if (pz->asked >> spec & 1)
+		s->awaited = true; /* a confirmation waits for room */
+	else
 		*o = OUT_SKIPPED; /* its processes are all there and full */
 }
 
@@ -842,7 +846,7 @@ static bool same_program(int a, int b)
  * asked yet; one that races the puzzle already comes first. */
 static int confirmer_for(const struct puzzle *pz)
 {
-	int best = -1;
+	int best = -1, box = pz->item.grid.box;
 	for (int i = 0; i < nspecs; i++) {
 		const struct worker_spec *s = &specs[i];
 		if (s->status != SPEC_OK || (pz->asked >> i & 1) || (s->hello_seen && !s->complete) ||
@@ -855,7 +859,8 @@ static int confirmer_for(const struct puzzle *pz)
 			continue;
 		if (pz->outcome[i] == OUT_SENT)
 			return i;
-		if (best < 0 && (pz->outcome[i] == OUT_NONE || pz->outcome[i] == OUT_SKIPPED))
+		if ((pz->outcome[i] == OUT_NONE || pz->outcome[i] == OUT_SKIPPED) &&
+		    (best < 0 || schedule_confirmer_rank(box, i) < schedule_confirmer_rank(box, best)))
 			best = i;
 	}
 	return best;
@@ -944,7 +949,10 @@ static void end_claimed(struct puzzle *pz, int who, enum verdict v, bool confirm
 }
 
 /* Asks one more program to confirm pz's claims; false when none is left
- * (the first claim then stands, unconfirmed). */
+ * (the first claim then stands, unconfirmed). The confirmer's processes
+ * being full, the puzzle waits for room there (a claim per puzzle, as
+ * --count makes, would otherwise pass each confirmation on to the next,
+ * slower, program). */
 static bool ask_confirmation(struct puzzle *pz)
 {
 	int c = confirmer_for(pz);
@@ -1095,7 +1103,20 @@ static double parse_ms(const char *s)
 	return v;
 }
 
+static void check_racing_all(void);
+static void handle_message(struct proc *p, uint64_t seq, struct msg *m);
+
 void race_message(struct proc *p, uint64_t seq, struct msg *m)
+{
+	handle_message(p, seq, m);
+	/* its process has room again: a confirmation waiting for it goes */
+	if (p->spec->awaited && !stopped) {
+		p->spec->awaited = false;
+		check_racing_all();
+	}
+}
+
+static void handle_message(struct proc *p, uint64_t seq, struct msg *m)
 {
 	struct worker_spec *s = p->spec;
 	struct puzzle *pz = race_find(seq);

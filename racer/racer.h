@@ -138,6 +138,7 @@ struct worker_spec {
 	/* deaths since the last well-formed final message, over all its copies */
 	int strikes;
 	bool warned_wrong;
+	bool awaited;         /* a confirmation waits for room in its processes */
 	/* --stats: every request sent ends as one of won .. open */
 	struct spec_stats {
 		long sent, won, late, wrong, gaveup, errors, cancelled;
@@ -334,6 +335,9 @@ void schedule_escalation_won(int box, int spec);
 /* Does this entry join the escalated races of this size? (Every entry
  * does until a few were won; then those that won any.) */
 bool schedule_joins(int box, int spec);
+/* Which complete entry is asked first to confirm a claim on a grid of this
+ * size: the lowest rank. */
+int schedule_confirmer_rank(int box, int spec);
 /* For --stats: one line about the budgets in use; the entries left out of
  * escalations, per size. */
 void schedule_describe(char *buf, size_t size);

@@ -174,6 +174,19 @@ void schedule_escalation_won(int box, int spec)
 	wins_after[box][spec]++;
 }
 
+/* The presolvers' list of a size is also the order of speed among the
+ * complete programs: the confirmer is the first of them that may confirm,
+ * then any other complete entry, in portfolio order (bf, last in the
+ * default one, may take minutes to count a 17-clue puzzle). */
+int schedule_confirmer_rank(int box, int spec)
+{
+	if (box >= GRID_MIN_BOX && box <= GRID_MAX_BOX)
+		for (int k = 0; k < 3 && preferred[box][k]; k++)
+			if (strcmp(specs[spec].name, preferred[box][k]) == 0)
+				return k;
+	return 3 + spec;
+}
+
 bool schedule_joins(int box, int spec)
 {
 	if (box < GRID_MIN_BOX || box > GRID_MAX_BOX || opt.schedule_all)

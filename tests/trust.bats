@@ -100,3 +100,15 @@ setup() {
 	assert_success
 	assert_output "$(head -n 1 "$DATA/easy9.solutions")"
 }
+
+@test "--count over thousands of puzzles: every confirmation waits for the fastest confirmer" {
+	# more claims than the confirmer's processes hold at once; before, a
+	# confirmation that found dlx full went on to bf, which takes minutes
+	# to count a 17-clue puzzle, and the run stopped answering
+	xz -dc "$top_srcdir/puzzles/9x9/puzzles2_17_clue.xz" | grep -v '^#' | head -n 3000 >"$T/p"
+	run --separate-stderr timeout 120 sudoku-race --no-cache --count --stats --workers cp,dlx,bf "$T/p"
+	assert_success
+	assert_equal "$(grep -vc '^#' <<<"$output")" 3000
+	grep -q 'verdicts confirmed: 3000 by a second program, 0 not, 0 lies caught' <<<"$stderr"
+	grep -Eq '^bf +0 ' <<<"$stderr"
+}
