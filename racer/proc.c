@@ -27,7 +27,7 @@
 /* Requests a process may have in flight before it is passed over: a worker
  * that stopped reading would otherwise make its queue grow without end. A
  * batch worker (hello's batch=) may have two batches in flight. */
-#define INFLIGHT_CAP 256
+#define INFLIGHT_CAP 1024
 /* The niceness of the processes of entries that presolve no size. */
 #define NICE_OTHERS 10
 
@@ -110,7 +110,7 @@ static void settle_state(struct proc *p)
 	if (!proc_ready(p))
 		return;
 	uint64_t oldest = 0;
-	for (int i = 0; i < p->ninflight; i++)
+	for (int i = 0; p->ncancels && i < p->ninflight; i++)
 		if (p->inflight[i].cancel_sent && (!oldest || p->inflight[i].cancel_ns < oldest))
 			oldest = p->inflight[i].cancel_ns;
 	if (oldest) {
@@ -124,11 +124,25 @@ static void settle_state(struct proc *p)
 	}
 }
 
+static void forget_requests(struct proc *p)
+{
+	p->ninflight = p->inflight_head = p->ncancels = 0;
+	p->inflight = p->inflight_buf;
+}
+
 static void remove_request(struct proc *p, int idx)
 {
-	memmove(&p->inflight[idx], &p->inflight[idx + 1],
-		(size_t)(p->ninflight - idx - 1) * sizeof *p->inflight);
-	p->ninflight--;
+	if (p->inflight[idx].cancel_sent)
+		p->ncancels--;
+	if (idx == 0) {
+		p->inflight++;
+		p->inflight_head++;
+	} else {
+		memmove(&p->inflight[idx], &p->inflight[idx + 1],
+			(size_t)(p->ninflight - idx - 1) * sizeof *p->inflight);
+	}
+	if (!--p->ninflight)
+		forget_requests(p);
 	settle_state(p);
 	if (idx == 0 && p->ninflight) {
 		p->head_ns = now_ns();
@@ -141,14 +155,22 @@ void proc_send_solve(struct proc *p, uint64_t seq, const char *line, size_t len)
 {
 	if (!p->to || !proc_ready(p))
 		return;
-	if (p->ninflight == p->capinflight) {
-		p->capinflight = p->capinflight ? 2 * p->capinflight : 16;
-		p->inflight = realloc(p->inflight, (size_t)p->capinflight * sizeof *p->inflight);
-		if (!p->inflight)
-			die("out of memory");
+	if (p->inflight_head + p->ninflight == p->capinflight) {
+		if (p->inflight_head > p->capinflight / 2) {
+			memmove(p->inflight_buf, p->inflight, (size_t)p->ninflight * sizeof *p->inflight);
+		} else {
+			p->capinflight = p->capinflight ? 2 * p->capinflight : 16;
+			struct request *b = realloc(p->inflight_buf, (size_t)p->capinflight * sizeof *b);
+			if (!b)
+				die("out of memory");
+			memmove(b, b + p->inflight_head, (size_t)p->ninflight * sizeof *b);
+			p->inflight_buf = b;
+		}
+		p->inflight = p->inflight_buf;
+		p->inflight_head = 0;
 	}
 	uint64_t now = now_ns();
-	p->inflight[p->ninflight++] = (struct request){.seq = seq, .sent_ns = now};
+	p->inflight[p->ninflight++] = (struct request){.seq = seq};
 	bufferevent_write(p->to, line, len);
 	if (!len || line[len - 1] != '\n')
 		bufferevent_write(p->to, "\n", 1);
@@ -168,6 +190,7 @@ void proc_send_cancel(struct proc *p, uint64_t seq)
 		return;
 	struct request *r = &p->inflight[idx];
 	r->cancel_sent = true;
+	p->ncancels++;
 	r->cancel_ns = now_ns();
 	char id[24], line[48];
 	snprintf(id, sizeof id, "%llu", (unsigned long long)seq);
@@ -206,10 +229,11 @@ void proc_stop(struct proc *p, enum outcome why, bool strike)
 	signal_group(p, SIGTERM);
 	/* what it had in flight is lost; the races go on without it */
 	int n = p->ninflight;
-	p->ninflight = 0;
+	struct request *was = p->inflight;
+	forget_requests(p);
 	if (n && !pool_probing()) {
 		struct request *lost = xmalloc((size_t)n * sizeof *lost);
-		memcpy(lost, p->inflight, (size_t)n * sizeof *lost);
+		memcpy(lost, was, (size_t)n * sizeof *lost);
 		for (int i = 0; i < n; i++)
 			race_lost(p, lost[i].seq, why);
 		free(lost);
@@ -270,7 +294,7 @@ void proc_quit(struct proc *p)
 		bufferevent_write(p->to, line, (size_t)n);
 	bufferevent_setcb(p->to, NULL, quit_drained_cb, to_event_cb, p);
 	/* its requests are the race's no more (race_stop came first) */
-	p->ninflight = 0;
+	forget_requests(p);
 	enter_stopping(p, OUT_KILLED, false);
 	timer_in(p, opt.grace_s * 1000);
 }
@@ -574,7 +598,7 @@ void proc_spawn(struct proc *p)
 	}
 	p->eof = p->reaped = p->abandoned = false;
 	p->held = p->filling = false;
-	p->ninflight = 0;
+	forget_requests(p);
 	p->progress[0] = '\0';
 	p->spawned_ns = now_ns();
 	p->pid = 0;
@@ -646,5 +670,5 @@ void proc_free(struct proc *p)
 		event_free(p->timer);
 	if (p->stage_timer)
 		event_free(p->stage_timer);
-	free(p->inflight);
+	free(p->inflight_buf);
 }

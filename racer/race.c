@@ -26,9 +26,13 @@
 /* Puzzles queued on one presolver process: enough that it always has the
  * next one while the racer reads its answer, and that lines and answers
  * travel in runs (17-clue puzzles: 13,000 context switches for 49,158 at
- * 16, 6,000 at 64); a hard one holds back nothing for long, since the
- * puzzles behind it are taken back when it escalates. */
-#define DEPTH 64
+ * 16, 6,000 at 64, 2,500 at 256, and 0.9x the wall time of 64); a hard
+ * one holds back nothing for long, since the puzzles behind it are taken
+ * back when it escalates. */
+#define DEPTH 256
+/* Queued on a presolver's process, and one more of its processes is
+ * started: a file of a few dozen puzzles gets the machine's cores too. */
+#define GROW_AT 32
 /* Puzzles racing every entry at once, per process of the largest entry. */
 #define ALL_DEPTH 16
 /* Puzzles of a deep queue a GPU worker may hold (a slot is 5 kB: the ring
@@ -580,7 +584,7 @@ static bool start_race(struct puzzle *pz)
 			p = pool_pick(s, true);
 			/* a process with work queued: one more is started while
 			 * this one takes the puzzle */
-			if (p ? p->ninflight >= DEPTH / 2 : !pool_spec_starting(s))
+			if (p ? p->ninflight >= GROW_AT : !pool_spec_starting(s))
 				pool_grow(s);
 			/* a process is filled up to DEPTH once it is down to half of
 			 * it: lines go out, and answers come back, several at a time */

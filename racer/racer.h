@@ -217,7 +217,7 @@ enum proc_state {
 struct request {
 	uint64_t seq;
 	bool cancel_sent;
-	uint64_t sent_ns, cancel_ns;
+	uint64_t cancel_ns;
 };
 
 struct proc {
@@ -237,8 +237,13 @@ struct proc {
 	struct event *stage_timer; /* race.c's: the head puzzle's budget */
 	bool held;                /* race.c's: its head puzzle was escalated */
 	bool filling;             /* race.c's: being filled up to its depth */
-	struct request *inflight; /* in the order sent: a ring would do, but few are */
-	int ninflight, capinflight;
+	/* in the order sent, from inflight_buf + inflight_head: the head's
+	 * answer (most answers) moves nothing, and a few hundred in flight
+	 * are moved down only when the buffer's end is reached */
+	struct request *inflight;
+	struct request *inflight_buf;
+	int ninflight, capinflight, inflight_head;
+	int ncancels;             /* of those in flight, cancelled and not acknowledged */
 	uint64_t spawned_ns;
 	uint64_t head_ns;         /* when the current request became the head */
 	/* --progress */
