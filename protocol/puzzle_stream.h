@@ -36,9 +36,9 @@ enum stream_event {
 
 struct stream_item {
 	long line;                 /* the line the puzzle started on */
-	struct grid grid;
 	struct notation notation;
 	char error[GRID_ERR_MAX + 48];
+	struct grid grid;          /* last: a small grid's cells end the part used */
 };
 
 struct puzzle_stream {

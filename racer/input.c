@@ -21,6 +21,8 @@
 #define CHUNK 65536
 /* Unwritten output above which reading pauses. */
 #define BACKLOG_MAX (1 << 20)
+/* Free slots (race.c) for the input to go on once paused. */
+#define RESUME_AT 64
 
 static char **names;
 static int nnames, cur = -1;
@@ -273,7 +275,8 @@ void input_stop(void)
 
 void input_resume(void)
 {
-	if (!paused || stopped || all_done || !started || !can_take())
+	/* not for every slot freed: a pump reads a run of lines */
+	if (!paused || stopped || all_done || !started || !can_take() || race_free_slots() < RESUME_AT)
 		return;
 	paused = false;
 	event_active(pump_ev, EV_TIMEOUT, 0);

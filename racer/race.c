@@ -33,6 +33,8 @@
 /* Queued on a presolver's process, and one more of its processes is
  * started: a file of a few dozen puzzles gets the machine's cores too. */
 #define GROW_AT 32
+/* Puzzles read ahead of the dispatch (plus a GPU worker's deep queue). */
+#define READ_AHEAD 512
 /* Puzzles racing every entry at once, per process of the largest entry. */
 #define ALL_DEPTH 16
 /* Puzzles of a deep queue a GPU worker may hold (a slot is 5 kB: the ring
@@ -43,8 +45,20 @@
 
 struct race_counts counts;
 
+/* The puzzles between the output and the input, each in a slot of the
+ * pool ring (a slot is 5 kB, the size of a 64x64 grid), found by its
+ * sequence number through slot_of. Slots are taken last freed first, and
+ * the input reads no further ahead of the dispatch than read_ahead: an
+ * easy file runs in the few hundred slots in use at once, where taking
+ * the slots in turn had every slot of the pool faulted in (page faults
+ * were a quarter of the racer's time on 49,158 17-clue puzzles). */
 static struct puzzle *ring;
-static uint64_t ring_cap; /* a power of two */
+static uint32_t *slot_of;    /* by seq & (ring_cap - 1) */
+static uint32_t *free_slot;  /* a stack of free slots */
+static uint32_t nfree;
+static bool next_claimed;    /* slot_of for next_seq is taken */
+static uint64_t ring_cap;    /* a power of two */
+static uint64_t read_ahead;  /* puzzles read and not yet dispatched, at most */
 static uint64_t next_seq, out_seq, dispatch_seq;
 static bool stopped, dispatching, dispatch_again;
 static struct msg_solve_fields solve_fields; /* every solve's: --seed, --count, ... */
@@ -64,7 +78,7 @@ static int escalate_cap;
 
 static struct puzzle *slot(uint64_t seq)
 {
-	return &ring[seq & (ring_cap - 1)];
+	return &ring[slot_of[seq & (ring_cap - 1)]];
 }
 
 struct puzzle *race_find(uint64_t seq)
@@ -131,14 +145,23 @@ void race_init(void)
 	for (int i = 0; i < nspecs; i++)
 		if (!specs[i].presolver && !specs[i].gpu && specs[i].nprocs > escalate_cap)
 			escalate_cap = specs[i].nprocs;
-	uint64_t want = (uint64_t)nprocs * DEPTH * 2 + (uint64_t)all_cap + 256;
+	/* presolvers' processes fill up to DEPTH, others take all_cap at most */
+	uint64_t want = (uint64_t)all_cap + 256;
 	for (int i = 0; i < nspecs; i++)
 		if (specs[i].gpu)
 			want += GPU_DEPTH;
+		else if (specs[i].presolver)
+			want += (uint64_t)specs[i].nprocs * DEPTH * 2;
 	ring_cap = 512;
 	while (ring_cap < want)
 		ring_cap *= 2;
 	ring = xcalloc(ring_cap, sizeof *ring);
+	slot_of = xcalloc(ring_cap, sizeof *slot_of);
+	free_slot = xmalloc(ring_cap * sizeof *free_slot);
+	for (nfree = 0; nfree < ring_cap; nfree++)
+		free_slot[nfree] = (uint32_t)(ring_cap - 1 - nfree); /* slot 0 on top */
+	next_claimed = false;
+	read_ahead = READ_AHEAD;
 	list_init(&requeued);
 	list_init(&racing_all);
 	next_seq = out_seq = dispatch_seq = 1;
@@ -167,6 +190,7 @@ static void release(struct puzzle *pz)
 		pz->timeout_ev = NULL;
 	}
 	pz->state = PZ_FREE;
+	free_slot[nfree++] = (uint32_t)(pz - ring);
 }
 
 void race_free(void)
@@ -178,7 +202,10 @@ void race_free(void)
 	for (uint64_t seq = out_seq; seq < next_seq; seq++)
 		release(slot(seq));
 	free(ring);
+	free(slot_of);
+	free(free_slot);
 	ring = NULL;
+	slot_of = free_slot = NULL;
 }
 
 void race_stop(void)
@@ -197,11 +224,17 @@ void race_stop(void)
 
 int race_free_slots(void)
 {
-	return (int)(ring_cap - (next_seq - out_seq));
+	uint64_t in_ring = next_seq - out_seq, waiting = next_seq - dispatch_seq;
+	uint64_t free = ring_cap - in_ring, ahead = waiting < read_ahead ? read_ahead - waiting : 0;
+	return (int)(free < ahead ? free : ahead);
 }
 
 struct puzzle *race_next_slot(void)
 {
+	if (!next_claimed) {
+		slot_of[next_seq & (ring_cap - 1)] = free_slot[--nfree];
+		next_claimed = true;
+	}
 	return slot(next_seq);
 }
 
@@ -625,6 +658,7 @@ static void dispatch(void)
 		return;
 	}
 	dispatching = true;
+	uint64_t was = dispatch_seq;
 	do {
 		dispatch_again = false;
 		while (requeued.head >= 0 && !stopped) {
@@ -657,6 +691,8 @@ static void dispatch(void)
 	} while (dispatch_again && !stopped);
 out:
 	dispatching = false;
+	if (dispatch_seq != was)
+		input_resume(); /* room to read ahead again */
 }
 
 /* --- puzzles from the input --- */
@@ -713,7 +749,8 @@ static bool take_cached(struct puzzle *pz, enum cache_result r, const struct cac
 
 void race_add(enum stream_event ev, const char *input_name)
 {
-	struct puzzle *pz = slot(next_seq);
+	struct puzzle *pz = race_next_slot();
+	next_claimed = false;
 	pz->seq = next_seq++;
 	pz->state = PZ_WAITING;
 	pz->input_name = input_name;
@@ -1248,10 +1285,23 @@ static void check_racing_all(void)
 	}
 }
 
+/* A GPU worker up takes batches of a deep queue (gpu_for): the input reads
+ * further ahead for it (not before: without a device, it says so only
+ * after the first reads). */
+static void set_read_ahead(void)
+{
+	read_ahead = READ_AHEAD;
+	for (int i = 0; i < nspecs; i++)
+		if (specs[i].gpu && specs[i].status == SPEC_OK && specs[i].hello_seen && specs[i].batch > 1)
+			read_ahead += 2 * GPU_DEPTH;
+	input_resume();
+}
+
 void race_worker_ready(struct proc *p)
 {
 	if (stopped)
 		return;
+	set_read_ahead();
 	check_racing_all();
 	dispatch();
 	(void)p;
@@ -1261,6 +1311,7 @@ void race_pool_changed(void)
 {
 	if (stopped)
 		return;
+	set_read_ahead();
 	check_racing_all();
 	dispatch();
 }

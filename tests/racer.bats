@@ -400,8 +400,8 @@ signal_ends() {
 	skip_if_wrapped "signals the racer by its pid"
 	head -n 1 "$DATA/easy9.txt" >"$T/one"
 	sudoku-race --cache "$T/c" "$T/one" >/dev/null
-	yes "$(head -n 1 "$DATA/easy9.txt")" | head -n 400000 >"$T/in"
-	sudoku-race --cache "$T/c" "$T/in" >"$T/out" &
+	# ten million hits: seconds of work however fast the racer gets
+	yes "$(head -n 1 "$DATA/easy9.txt")" | head -n 10000000 | sudoku-race --cache "$T/c" >/dev/null &
 	pid=$!
 	sleep 0.2
 	kill -TERM $pid
