@@ -8,6 +8,11 @@
 int grid_parse_cells(const char *s, size_t n, int box, struct grid *g, struct notation *nt,
 		     char *err, size_t errsz);
 
+/* The 81 cells of a plain 9x9 line: digits, and '.' or '0' for blanks;
+ * false when another byte is there. blank: the first blank character met
+ * (set only if 0 on entry). */
+bool grid_cells_plain_9x9(const char *s, uint8_t *cell, char *blank);
+
 /* Parses box^4 numbers separated by blanks or commas; 0 or -1 is a blank. */
 int grid_parse_numbers(const char *s, size_t n, int box, struct grid *g, struct notation *nt,
 		       char *err, size_t errsz);

@@ -1,10 +1,6 @@
 /* Lines to puzzles; the rules are in puzzle_stream.h. */
 #include "config.h"
 
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
-
 #include "puzzle_stream.h"
 
 #include <stdio.h>
@@ -238,62 +234,10 @@ static enum stream_event feed_chars_row(struct puzzle_stream *ps, const char *s,
  * read in one pass: the grid and notation that the general passes of
  * feed_first give it (they were a tenth of sudoku-cp's time on easy sets).
  * False for anything else, which they then read. */
-/* The 81 cells of a plain 9x9 line, 16 at a time: each byte a digit or
- * '.', or the line is not one (a byte at a time, this was a fifth of the
- * racer's time on a file of easy puzzles). The blank is the first '.' or
- * '0' met, as the notation is written back. */
-#ifdef __SSE2__
-static bool plain_9x9_cells(const char *s, uint8_t *cell, char *blank)
-{
-	const __m128i zero = _mm_set1_epi8('0'), nine = _mm_set1_epi8(9), dot = _mm_set1_epi8('.');
-	unsigned ok = 0xffff;
-	for (int k = 0; k < 80; k += 16) {
-		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + k));
-		__m128i d = _mm_sub_epi8(v, zero);
-		__m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(d, nine), d); /* '0'..'9' */
-		__m128i dots = _mm_cmpeq_epi8(v, dot);
-		ok &= (unsigned)_mm_movemask_epi8(_mm_or_si128(digit, dots));
-		_mm_storeu_si128((__m128i *)(void *)(cell + k), _mm_and_si128(d, digit));
-		if (!*blank) {
-			unsigned b = (unsigned)_mm_movemask_epi8(_mm_or_si128(dots, _mm_cmpeq_epi8(v, zero)));
-			if (b)
-				*blank = s[k + __builtin_ctz(b)];
-		}
-	}
-	char c = s[80];
-	if (c >= '0' && c <= '9')
-		cell[80] = (uint8_t)(c - '0');
-	else if (c == '.')
-		cell[80] = 0;
-	else
-		return false;
-	if (!*blank && (c == '.' || c == '0'))
-		*blank = c;
-	return ok == 0xffff;
-}
-#else
-static bool plain_9x9_cells(const char *s, uint8_t *cell, char *blank)
-{
-	for (int i = 0; i < 81; i++) {
-		char c = s[i];
-		if (c >= '1' && c <= '9') {
-			cell[i] = (uint8_t)(c - '0');
-		} else if (c == '.' || c == '0') {
-			cell[i] = 0;
-			if (!*blank)
-				*blank = c;
-		} else {
-			return false;
-		}
-	}
-	return true;
-}
-#endif
-
 static bool read_plain_9x9(const char *s, size_t len, struct stream_item *out)
 {
 	char blank = 0;
-	if (len != 81 || !plain_9x9_cells(s, out->grid.cell, &blank))
+	if (len != 81 || !grid_cells_plain_9x9(s, out->grid.cell, &blank))
 		return false;
 	out->grid.box = 3;
 	out->grid.side = 9;
