@@ -45,27 +45,29 @@ int msg_parse(char *line, size_t len, struct msg *m, char *err, size_t errsz)
 	if (len && line[len - 1] == '\r')
 		len--;
 	line[len] = '\0';
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(err, errsz, "control character 0x%02x at byte %zu", c, i + 1);
-			return -1;
-		}
-	}
-	for (char *p = line; *p;) {
-		while (*p == ' ')
+	/* one pass: words cut at spaces, control characters refused (three
+	 * passes were 2% of a race's time on easy puzzles, on both sides) */
+	char *p = line, *end = line + len;
+	for (;;) {
+		while (p < end && *p == ' ')
 			p++;
-		if (!*p)
+		if (p == end)
 			break;
 		if (nwords == (int)(sizeof words / sizeof words[0])) {
 			snprintf(err, errsz, "more than %d words", nwords);
 			return -1;
 		}
 		words[nwords++] = p;
-		while (*p && *p != ' ')
+		while (p < end && (unsigned char)*p > ' ' && *p != 0x7f)
 			p++;
-		if (*p)
-			*p++ = '\0';
+		if (p == end)
+			break;
+		if (*p != ' ') {
+			unsigned char c = (unsigned char)*p;
+			snprintf(err, errsz, "control character 0x%02x at byte %zu", c, (size_t)(p - line) + 1);
+			return -1;
+		}
+		*p++ = '\0';
 	}
 	if (nwords == 0) {
 		snprintf(err, errsz, "empty line");
