@@ -178,13 +178,19 @@ static void keep_solution(struct puzzle *pz, const uint8_t *cells)
 	memcpy(pz->solution, cells, n);
 }
 
+static void drop_solve_line(struct puzzle *pz)
+{
+	if (pz->solve_line != pz->solve_small)
+		free(pz->solve_line);
+	pz->solve_line = NULL;
+}
+
 static void release(struct puzzle *pz)
 {
 	if (pz->solution != pz->solution_small)
 		free(pz->solution);
 	pz->solution = NULL;
-	free(pz->solve_line);
-	pz->solve_line = NULL;
+	drop_solve_line(pz);
 	if (pz->timeout_ev) {
 		event_free(pz->timeout_ev);
 		pz->timeout_ev = NULL;
@@ -349,8 +355,7 @@ static void end_race(struct puzzle *pz, enum verdict v)
 	} else {
 		counts.first_only++;
 	}
-	free(pz->solve_line);
-	pz->solve_line = NULL;
+	drop_solve_line(pz);
 	if (pz->winner >= 0 && (v == V_SOLVED || v == V_MULTIPLE || v == V_UNSAT || v == V_CLASH)) {
 		struct worker_spec *w = &specs[pz->winner];
 		w->st.won++;
@@ -579,7 +584,7 @@ static void make_solve_line(struct puzzle *pz)
 	int n = msg_write_solve(line, PROTO_LINE_MAX, d, &pz->item.grid, &solve_fields, &pz->solve_noseed_len);
 	if (n < 0)
 		die("a solve line over the protocol's limit");
-	pz->solve_line = xmalloc((size_t)n + 1);
+	pz->solve_line = (size_t)n < sizeof pz->solve_small ? pz->solve_small : xmalloc((size_t)n + 1);
 	memcpy(pz->solve_line, line, (size_t)n + 1);
 	pz->solve_len = (size_t)n;
 }
@@ -1299,6 +1304,7 @@ static void set_read_ahead(void)
 
 void race_worker_ready(struct proc *p)
 {
+	schedule_forget();
 	if (stopped)
 		return;
 	set_read_ahead();
@@ -1309,6 +1315,7 @@ void race_worker_ready(struct proc *p)
 
 void race_pool_changed(void)
 {
+	schedule_forget();
 	if (stopped)
 		return;
 	set_read_ahead();

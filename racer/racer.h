@@ -330,6 +330,8 @@ bool pool_all_settled(void);
 /* The entry that gets this puzzle first and alone, by its size (-1: none,
  * every entry races at once). */
 int schedule_presolver(const struct grid *g);
+/* An entry's status or hello changed: the presolvers are looked up again. */
+void schedule_forget(void);
 /* How long the presolver has on a puzzle of this size before the rest of
  * the portfolio joins, in ms: learned from the run's own solve times. */
 double schedule_budget_ms(int box);
@@ -394,6 +396,7 @@ struct puzzle {
 	long count;                /* --count: solutions found, up to K (0: not counted) */
 	int prev, next;            /* a list (waiting, or STAGE_ALL), slot indices, -1 ends */
 	char *solve_line;          /* "solve SEQ GRID fields seed=S\n" while racing */
+	char solve_small[192];     /* where it is kept for a 9x9 grid (no malloc) */
 	size_t solve_len, solve_noseed_len; /* the line, and its part before " seed=" */
 	bool timeout_reason;       /* a worker gave up with "timeout" */
 	/* verdicts that need proof (unsat, a count): the claims so far, from

@@ -94,6 +94,7 @@ void schedule_init(void)
 			exit(2);
 		}
 	}
+	schedule_forget();
 	for (int box = GRID_MIN_BOX; box <= GRID_MAX_BOX; box++) {
 		times[box].budget_ms = 2 * floor_ms[box];
 		/* the presolvers of both kinds of grid get -j processes */
@@ -104,14 +105,27 @@ void schedule_init(void)
 	}
 }
 
+/* presolver_of per size and kind of grid, as long as no entry changed
+ * (its strcmp over the entries was a percent of the racer's time on easy
+ * puzzles); -2: not known */
+static int presolver_known[GRID_MAX_BOX + 1][2];
+
+void schedule_forget(void)
+{
+	for (int box = 0; box <= GRID_MAX_BOX; box++)
+		presolver_known[box][0] = presolver_known[box][1] = -2;
+}
+
 int schedule_presolver(const struct grid *g)
 {
 	int box = g->box;
 	if (box < GRID_MIN_BOX || box > GRID_MAX_BOX)
 		return -1;
-	if (box >= 5 && g->cells - grid_count_blanks(g) < EMPTY_GIVENS * g->cells)
-		return presolver_of(preferred_empty, box);
-	return presolver_of(preferred[box], box);
+	bool empty = box >= 5 && g->cells - grid_count_blanks(g) < EMPTY_GIVENS * g->cells;
+	int *known = &presolver_known[box][empty];
+	if (*known == -2)
+		*known = presolver_of(empty ? preferred_empty : preferred[box], box);
+	return *known;
 }
 
 double schedule_budget_ms(int box)
