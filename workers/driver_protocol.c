@@ -117,7 +117,8 @@ struct slot;
 struct job {
 	struct job *next, *prev; /* in the queue */
 	struct job *same_hash;   /* in the id set's bucket */
-	bool in_set;             /* its id is in the id set (not a duplicate's) */
+	struct job **in_set;     /* what points to it there (NULL: not in the
+				  * set, a duplicate's): removed in constant time */
 	struct slot *slot;       /* taken from the queue into a batch: its slot */
 	enum job_kind kind;
 	char id[PROTO_ID_MAX];
@@ -169,7 +170,16 @@ static struct job **id_set;
 
 static uint32_t id_hash(const char *id)
 {
-	uint32_t h = 2166136261u; /* FNV-1a */
+	/* a number (the racer's ids count up) is its own hash: the ids in
+	 * flight take neighbouring buckets, a few cache lines, where FNV
+	 * scattered them, a miss per look-up */
+	uint32_t h = 0;
+	const char *c = id;
+	for (; *c >= '0' && *c <= '9'; c++)
+		h = h * 10 + (uint32_t)(*c - '0');
+	if (*c == '\0' && c != id)
+		return h & (ID_BUCKETS - 1);
+	h = 2166136261u; /* FNV-1a */
 	for (; *id; id++)
 		h = (h ^ (unsigned char)*id) * 16777619u;
 	return h & (ID_BUCKETS - 1);
@@ -188,8 +198,10 @@ static void id_add(struct job *j)
 {
 	struct job **b = &id_set[id_hash(j->id)];
 	j->same_hash = *b;
+	if (*b)
+		(*b)->in_set = &j->same_hash;
 	*b = j;
-	j->in_set = true;
+	j->in_set = b;
 }
 
 /* Called with queue_lock held, when j is no longer in flight: out of the
@@ -198,11 +210,10 @@ static void id_remove(struct job *j)
 {
 	if (!j->in_set)
 		return;
-	struct job **pp = &id_set[id_hash(j->id)];
-	while (*pp != j)
-		pp = &(*pp)->same_hash;
-	*pp = j->same_hash;
-	j->in_set = false;
+	*j->in_set = j->same_hash;
+	if (j->same_hash)
+		j->same_hash->in_set = j->in_set;
+	j->in_set = NULL;
 }
 
 static void queue_push(struct job *j)
@@ -257,7 +268,7 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 	static struct job whole; /* the reader thread's */
 	struct job *j = &whole;
 	j->next = j->prev = j->same_hash = NULL;
-	j->in_set = false;
+	j->in_set = NULL;
 	j->slot = NULL;
 	j->acked = false;
 	j->text[0] = '\0';
@@ -390,16 +401,17 @@ static void *reader_main(void *arg)
 		}
 		switch (m.type) {
 		case MSG_SOLVE: {
+			/* built before the lock is taken, once a puzzle */
+			struct job *j = make_job(&m, &spares);
 			pthread_mutex_lock(&queue_lock);
-			bool full = queue_len >= PROTO_QUEUE_MAX;
-			pthread_mutex_unlock(&queue_lock);
-			if (full) {
+			if (queue_len >= PROTO_QUEUE_MAX) {
+				j->next = spares;
+				spares = j;
+				pthread_mutex_unlock(&queue_lock);
 				/* at once, out of turn: the racer learns to wait */
 				send_error(m.id, false, "queue full: %d requests are waiting", PROTO_QUEUE_MAX);
 				break;
 			}
-			struct job *j = make_job(&m, &spares);
-			pthread_mutex_lock(&queue_lock);
 			if (id_find(j->id)) {
 				j->kind = JOB_ERROR;
 				snprintf(j->text, sizeof j->text, "duplicate id");
@@ -564,24 +576,29 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 		free(out);
 	}
 	double ms = worker_elapsed_ms(&ctx);
-	/* still in the slot while it waits for its turn, so that a cancel
-	 * finds its jobs; those cancelled already are acknowledged now */
-	bool *ack = calloc((size_t)n, sizeof *ack);
-	if (!ack) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
+	if (nslots > 1) {
+		/* still in the slot while it waits for its turn, so that a
+		 * cancel finds its jobs; those cancelled already are
+		 * acknowledged now (with one slot, its turn is now: the
+		 * acknowledgement goes with the answers, and the lock is taken
+		 * once a puzzle, not four times) */
+		bool *ack = calloc((size_t)n, sizeof *ack);
+		if (!ack) {
+			fprintf(stderr, "%s: out of memory\n", program);
+			exit(2);
+		}
+		pthread_mutex_lock(&queue_lock);
+		sl->waiting = true;
+		for (int i = 0; i < n; i++)
+			if (atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked)
+				ack[i] = jobs[i]->acked = true;
+		pthread_mutex_unlock(&queue_lock);
+		for (int i = 0; i < n; i++)
+			if (ack[i])
+				send_cancelled(jobs[i]->id, false);
+		free(ack);
+		wait_turn(turn);
 	}
-	pthread_mutex_lock(&queue_lock);
-	sl->waiting = true;
-	for (int i = 0; i < n; i++)
-		if (atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked)
-			ack[i] = jobs[i]->acked = true;
-	pthread_mutex_unlock(&queue_lock);
-	for (int i = 0; i < n; i++)
-		if (ack[i])
-			send_cancelled(jobs[i]->id, false);
-	free(ack);
-	wait_turn(turn);
 	pthread_mutex_lock(&queue_lock);
 	sl->ctx = NULL;
 	sl->n = 0;
@@ -595,7 +612,10 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 	if (!quit)
 		for (int i = 0; i < n; i++)
 			send_final(jobs[i], st[i], &res[i], ctx_stop_reason(&ctx), ms);
-	end_turn();
+	if (nslots > 1)
+		end_turn();
+	else
+		turn_now++;
 	if (own) {
 		free(res);
 		free(st);
