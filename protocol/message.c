@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "message.h"
+#include "grid_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -196,6 +197,13 @@ static int word_char_value(unsigned char c)
 int msg_parse_grid(const char *word, size_t len, int box, struct grid *g)
 {
 	grid_init(g, box);
+	if (len == 81 && box == 3) {
+		/* a filled 9x9 grid (an answer) 16 bytes at a time; anything
+		 * with a blank goes the long way, which refuses '0' */
+		char blank = 0;
+		if (grid_cells_plain_9x9(word, g->cell, &blank) && !blank)
+			return 0;
+	}
 	if (len == (size_t)g->cells && g->side <= GRID_MAX_CHAR_SIDE) {
 		for (size_t i = 0; i < len; i++) {
 			int v = word_char_value((unsigned char)word[i]);
