@@ -78,6 +78,36 @@ static int all_cap;
  * with its presolver, for a place. */
 static int escalate_cap;
 
+/* Per entry, the puzzles whose confirmation waits for room in its
+ * processes, oldest first (sequence numbers; a puzzle ended since is
+ * skipped when its turn comes). Offered from here when one of its
+ * processes answers: going over every puzzle racing all entries instead,
+ * with --count's claim a puzzle, was 84% of the racer's time. */
+struct await_queue {
+	uint64_t *seq;
+	int head, n, cap;
+};
+static struct await_queue awaiting[MAX_SPECS];
+
+static void await_push(int spec, struct puzzle *pz)
+{
+	struct await_queue *q = &awaiting[spec];
+	if (pz->awaiting == spec)
+		return;
+	if (q->n == q->cap) {
+		int cap = q->cap ? 2 * q->cap : 64;
+		uint64_t *seq = xmalloc((size_t)cap * sizeof *seq);
+		for (int i = 0; i < q->n; i++)
+			seq[i] = q->seq[(q->head + i) % q->cap];
+		free(q->seq);
+		q->seq = seq;
+		q->cap = cap;
+		q->head = 0;
+	}
+	q->seq[(q->head + q->n++) % q->cap] = pz->seq;
+	pz->awaiting = (int8_t)spec; /* an entry in another queue is stale now */
+}
+
 static struct puzzle *slot(uint64_t seq)
 {
 	return &ring[slot_of[seq & (ring_cap - 1)]];
@@ -209,6 +239,10 @@ void race_free(void)
 	 * all would fault in the whole ring's pages for nothing */
 	for (uint64_t seq = out_seq; seq < next_seq; seq++)
 		release(slot(seq));
+	for (int i = 0; i < MAX_SPECS; i++) {
+		free(awaiting[i].seq);
+		awaiting[i] = (struct await_queue){0};
+	}
 	free(ring);
 	free(slot_of);
 	free(free_slot);
@@ -442,7 +476,7 @@ static void offer(struct puzzle *pz, int spec)
 	if (pool_spec_may_join(s))
 		return;
 	if (pz->asked >> spec & 1)
-		s->awaited = true; /* a confirmation waits for room */
+		await_push(spec, pz); /* a confirmation waits for room */
 	else
 		*o = OUT_SKIPPED; /* its processes are all there and full */
 }
@@ -792,6 +826,7 @@ void race_add(enum stream_event ev, const char *input_name)
 	pz->nclaims = 0;
 	pz->confirmed = false;
 	pz->asked = 0;
+	pz->awaiting = -1;
 	pz->provers[0] = '\0';
 	memset(pz->outcome, 0, sizeof pz->outcome);
 	memset(pz->outcome_ms, 0, sizeof pz->outcome_ms);
@@ -1166,16 +1201,25 @@ static double parse_ms(const char *s)
 	return v;
 }
 
-static void check_racing_all(void);
 static void handle_message(struct proc *p, uint64_t seq, struct msg *m);
 
 void race_message(struct proc *p, uint64_t seq, struct msg *m)
 {
 	handle_message(p, seq, m);
-	/* its process has room again: a confirmation waiting for it goes */
-	if (p->spec->awaited && !stopped) {
-		p->spec->awaited = false;
-		check_racing_all();
+	/* its process has room again: the confirmations waiting for it go */
+	struct await_queue *q = &awaiting[p->spec->index];
+	while (q->n && !stopped && pool_pick(p->spec, false)) {
+		struct puzzle *pz = race_find(q->seq[q->head]);
+		q->head = (q->head + 1) % q->cap;
+		q->n--;
+		if (!pz || pz->awaiting != p->spec->index)
+			continue;
+		pz->awaiting = -1;
+		if (pz->state != PZ_RACING || pz->outcome[p->spec->index] != OUT_NONE)
+			continue;
+		offer(pz, p->spec->index);
+		if (pz->outcome[p->spec->index] != OUT_SENT)
+			break; /* a process of its own is starting: its hello offers it */
 	}
 }
 

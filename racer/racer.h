@@ -138,7 +138,6 @@ struct worker_spec {
 	/* deaths since the last well-formed final message, over all its copies */
 	int strikes;
 	bool warned_wrong;
-	bool awaited;         /* a confirmation waits for room in its processes */
 	/* --stats: every request sent ends as one of won .. open */
 	struct spec_stats {
 		long sent, won, late, wrong, gaveup, errors, cancelled;
@@ -407,6 +406,7 @@ struct puzzle {
 	uint8_t nclaims;
 	bool confirmed;            /* two programs agreed (or the givens clash) */
 	uint32_t asked;            /* entries asked to confirm (bits) */
+	int8_t awaiting;           /* the confirmer in whose queue it waits for room, or -1 */
 	char provers[40];          /* "cp+sat": who proved the final verdict */
 	uint8_t copy[MAX_SPECS];   /* which process of each entry has it */
 	uint8_t outcome[MAX_SPECS];
