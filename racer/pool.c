@@ -48,7 +48,7 @@ static int copies_of(const struct worker_spec *s, int jobs, int usable)
 	int n;
 	if (opt.schedule_all)
 		n = opt.jobs ? jobs : jobs / (usable ? usable : 1);
-	else if (s->presolver)
+	else if (s->presolver || s->confirmer)
 		n = jobs;
 	else
 		n = jobs / 4;

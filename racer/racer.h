@@ -135,6 +135,7 @@ struct worker_spec {
 	bool started;         /* its processes were started (lazily) */
 	int nstarted;         /* how many of them: one, then more as needed */
 	bool presolver;       /* the presolver of some size: -j processes */
+	bool confirmer;       /* --count: the first confirmer of some size: -j too */
 	/* deaths since the last well-formed final message, over all its copies */
 	int strikes;
 	bool warned_wrong;

@@ -79,6 +79,14 @@ static int presolver_of(const char *const names[3], int box)
 	return -1;
 }
 
+static int usable_named(const char *name)
+{
+	for (int i = 0; i < nspecs; i++)
+		if (specs[i].status == SPEC_OK && strcmp(specs[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
 void schedule_init(void)
 {
 	if (opt.presolver) {
@@ -102,6 +110,17 @@ void schedule_init(void)
 		for (size_t k = 0; k < sizeof who / sizeof who[0]; k++)
 			if (who[k] >= 0)
 				specs[who[k]].presolver = true;
+		/* --count: every answer is confirmed by a second program, the
+		 * first of the list that is not the presolver's: it gets -j
+		 * processes too (with one, it was the run's bottleneck) */
+		if (opt.count && who[0] >= 0)
+			for (int k = 0; k < 3 && preferred[box][k]; k++) {
+				int c = usable_named(preferred[box][k]);
+				if (c >= 0 && strcmp(specs[c].name, specs[who[0]].name) != 0) {
+					specs[c].confirmer = true;
+					break;
+				}
+			}
 	}
 }
 

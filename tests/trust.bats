@@ -106,9 +106,11 @@ setup() {
 	# confirmation that found dlx full went on to bf, which takes minutes
 	# to count a 17-clue puzzle, and the run stopped answering
 	xz -dc "$top_srcdir/puzzles/9x9/puzzles2_17_clue.xz" | grep -v '^#' | head -n 3000 >"$T/p"
-	run --separate-stderr timeout 120 sudoku-race --no-cache --count --stats --workers cp,dlx,bf "$T/p"
+	run --separate-stderr timeout 120 sudoku-race --no-cache --count --stats -j 2 --workers cp,dlx,bf "$T/p"
 	assert_success
 	assert_equal "$(grep -vc '^#' <<<"$output")" 3000
 	grep -q 'verdicts confirmed: 3000 by a second program, 0 not, 0 lies caught' <<<"$stderr"
 	grep -Eq '^bf +0 ' <<<"$stderr"
+	# the confirmer has as many processes as the presolver
+	grep -q 'processes started: cp x2, dlx x2$' <<<"$stderr"
 }
