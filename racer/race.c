@@ -40,7 +40,7 @@
 /* Puzzles of a deep queue a GPU worker may hold (a slot is 5 kB: the ring
  * is sized for it). */
 #define GPU_DEPTH 2048
-/* A GPU worker's start, after the second puzzle (race_add). */
+/* A GPU worker's start, after the second puzzle raced (start_race). */
 #define GPU_START_MS 50
 /* Room for "FILE: " in messages. */
 #define PATH_MAX_PREFIX (PATH_MAX + 8)
@@ -644,6 +644,16 @@ static struct proc *gpu_for(const struct puzzle *pz)
 	return NULL;
 }
 
+static void start_gpu_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	if (stopped)
+		return;
+	for (int i = 0; i < nspecs; i++)
+		if (specs[i].gpu)
+			pool_start_spec(&specs[i]);
+}
+
 /* Starts a puzzle's race: to its presolver alone when it has one, or to
  * every entry. False when no process can take it yet (it waits). */
 static bool start_race(struct puzzle *pz)
@@ -674,6 +684,19 @@ static bool start_race(struct puzzle *pz)
 	}
 	if (first < 0 && racing_all.n >= all_cap)
 		return false;
+	static long raced;
+	if (++raced == 2) {
+		/* a GPU worker starts in the background once a second puzzle is
+		 * raced (the cache answered none of them) and the run has gone on
+		 * for GPU_START_MS: one puzzle alone, a file of cache hits, or a
+		 * file done sooner than a CUDA context is set up costs the
+		 * presolvers' start only (without a device, its start and its "no
+		 * device" were a fifth of a 10,000-puzzle run's wall time, taking
+		 * a core while the presolvers started) */
+		static const struct timeval later = {0, GPU_START_MS * 1000};
+		if (event_base_once(base, -1, EV_TIMEOUT, start_gpu_cb, NULL, &later) < 0)
+			die("cannot schedule an event");
+	}
 	if (!pz->solve_line)
 		make_solve_line(pz);
 	pz->state = PZ_RACING;
@@ -790,16 +813,6 @@ static bool take_cached(struct puzzle *pz, enum cache_result r, const struct cac
 	return true;
 }
 
-static void start_gpu_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd, (void)what, (void)arg;
-	if (stopped)
-		return;
-	for (int i = 0; i < nspecs; i++)
-		if (specs[i].gpu)
-			pool_start_spec(&specs[i]);
-}
-
 void race_add(enum stream_event ev, const char *input_name)
 {
 	struct puzzle *pz = race_next_slot();
@@ -830,17 +843,7 @@ void race_add(enum stream_event ev, const char *input_name)
 	pz->provers[0] = '\0';
 	memset(pz->outcome, 0, sizeof pz->outcome);
 	memset(pz->outcome_ms, 0, sizeof pz->outcome_ms);
-	if (++counts.puzzles == 2) {
-		/* a GPU worker starts in the background once a second puzzle is
-		 * read and the run has gone on for GPU_START_MS: one puzzle alone,
-		 * or a file done sooner than a CUDA context is set up, costs the
-		 * presolvers' start only (without a device, its start and its
-		 * "no device" were a fifth of a 10,000-puzzle run's wall time,
-		 * taking a core while the presolvers started) */
-		static const struct timeval later = {0, GPU_START_MS * 1000};
-		if (event_base_once(base, -1, EV_TIMEOUT, start_gpu_cb, NULL, &later) < 0)
-			die("cannot schedule an event");
-	}
+	counts.puzzles++;
 
 	if (ev == STREAM_INVALID) {
 		set_verdict(pz, V_INVALID);

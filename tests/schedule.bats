@@ -203,3 +203,14 @@ summary() {
 	[[ $line =~ 9x9\ ([0-9.]+)\ ms\ \(q95\ [0-9.]+\ ms\ of\ 30\) ]]
 	awk -v b="${BASH_REMATCH[1]}" 'BEGIN { exit !(b >= 10 && b <= 250) }'
 }
+
+@test "a file the cache answers starts no worker, not even the GPU's in the background" {
+	command -v sudoku-gpu >/dev/null || skip "no GPU worker built"
+	p=$(head -n 1 "$DATA/easy9.txt")
+	run --separate-stderr sudoku-race --cache "$T/c" <(echo "$p")
+	assert_success
+	# hits for longer than the GPU worker's wait (50 ms into a run)
+	run --separate-stderr bash -c "yes '$p' | head -n 200000 | sudoku-race --cache '$T/c' --stats >/dev/null"
+	assert_success
+	[[ $(summary "processes started" <<<"$stderr") == *"processes started: none" ]]
+}
