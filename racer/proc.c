@@ -466,6 +466,29 @@ static void from_read_cb(struct bufferevent *bev, void *arg)
 		}
 		if (!avail)
 			return;
+		/* the whole lines of the first chunk in place, drained at once
+		 * (a search, a pull-up and a drain a line were 5% of the racer's
+		 * time on easy puzzles); a line across chunks the long way */
+		struct evbuffer_iovec chunk;
+		if (evbuffer_peek(in, -1, NULL, &chunk, 1) < 1)
+			return;
+		char *start = chunk.iov_base, *nl;
+		size_t used = 0;
+		while ((nl = memchr(start + used, '\n', chunk.iov_len - used)) != NULL &&
+		       (size_t)(nl - start) - used + 1 <= PROTO_LINE_MAX) {
+			size_t len = (size_t)(nl - start) - used;
+			handle_line(p, start + used, len);
+			/* handle_line may have ended the process and freed its pipes */
+			if (!p->from)
+				return;
+			used += len + 1;
+			if (p->state == PROC_STOPPING || p->state == PROC_DEAD)
+				break;
+		}
+		if (used) {
+			evbuffer_drain(in, used);
+			continue;
+		}
 		struct evbuffer_ptr eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
 		if (eol.pos < 0) {
 			if (avail >= PROTO_LINE_MAX)
