@@ -571,21 +571,32 @@ static void check_store(void *arg)
 	ttxn = NULL;
 }
 
+/* The file's length, and the length its pages take as LMDB's meta page
+ * says (up to its last page); false when either cannot be read. */
+static bool file_extent(int *fd, off_t *have, off_t *need)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	struct stat fs;
+	if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &st) != 0 || mdb_env_get_fd(env, fd) != 0 ||
+	    fstat(*fd, &fs) != 0)
+		return false;
+	*have = fs.st_size;
+	*need = ((off_t)info.me_last_pgno + 1) * st.ms_psize;
+	return true;
+}
+
 /* After a commit: the file as long as LMDB's last page says. LMDB does not
  * write pages that a transaction took and freed again ("loose"), so its
  * file may end short of its last page; the open's check for a file cut
  * short counts on it not doing so (holes are free pages). */
 static int fill_out(void)
 {
-	MDB_envinfo info;
-	MDB_stat st;
 	int fd;
-	struct stat fs;
-	if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &st) != 0 || mdb_env_get_fd(env, &fd) != 0 ||
-	    fstat(fd, &fs) != 0)
+	off_t have, need;
+	if (!file_extent(&fd, &have, &need))
 		return 0;
-	off_t need = ((off_t)info.me_last_pgno + 1) * st.ms_psize;
-	return fs.st_size < need && ftruncate(fd, need) < 0 ? errno : 0;
+	return have < need && ftruncate(fd, need) < 0 ? errno : 0;
 }
 
 /* The end of a write transaction: committed, and the file filled out to
@@ -644,17 +655,11 @@ static void create_uses(void *arg)
 /* The file must hold every page LMDB's meta page says it has. */
 static bool truncated(char *why, size_t whysz)
 {
-	MDB_envinfo info;
-	MDB_stat st;
 	int fd;
-	struct stat fs;
-	if (mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &st) != 0 || mdb_env_get_fd(env, &fd) != 0 ||
-	    fstat(fd, &fs) != 0)
+	off_t have, need;
+	if (!file_extent(&fd, &have, &need) || have >= need)
 		return false;
-	unsigned long long need = ((unsigned long long)info.me_last_pgno + 1) * st.ms_psize;
-	if ((unsigned long long)fs.st_size >= need)
-		return false;
-	snprintf(why, whysz, "cut short: %lld bytes, where its pages take %llu", (long long)fs.st_size, need);
+	snprintf(why, whysz, "cut short: %lld bytes, where its pages take %lld", (long long)have, (long long)need);
 	return true;
 }
 
