@@ -468,7 +468,8 @@ static void from_read_cb(struct bufferevent *bev, void *arg)
 			return;
 		/* the whole lines of the first chunk in place, drained at once
 		 * (a search, a pull-up and a drain a line were 5% of the racer's
-		 * time on easy puzzles); a line across chunks the long way */
+		 * time on easy puzzles); a line across chunks is pulled up into
+		 * the first one, and read from there */
 		struct evbuffer_iovec chunk;
 		if (evbuffer_peek(in, -1, NULL, &chunk, 1) < 1)
 			return;
@@ -490,22 +491,14 @@ static void from_read_cb(struct bufferevent *bev, void *arg)
 			continue;
 		}
 		struct evbuffer_ptr eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
-		if (eol.pos < 0) {
-			if (avail >= PROTO_LINE_MAX)
-				protocol_failure(p, "a line longer than %d bytes", PROTO_LINE_MAX);
-			return;
-		}
-		size_t len = (size_t)eol.pos;
-		if (len + 1 > PROTO_LINE_MAX) {
+		if (eol.pos < 0 && avail < PROTO_LINE_MAX)
+			return; /* the rest of the line is still to come */
+		if (eol.pos < 0 || (size_t)eol.pos + 1 > PROTO_LINE_MAX) {
 			protocol_failure(p, "a line longer than %d bytes", PROTO_LINE_MAX);
 			continue;
 		}
-		char *line = (char *)evbuffer_pullup(in, (ev_ssize_t)len + 1);
-		handle_line(p, line, len);
-		/* handle_line may have ended the process and freed its pipes */
-		if (!p->from)
-			return;
-		evbuffer_drain(in, len + 1);
+		if (!evbuffer_pullup(in, (ev_ssize_t)eol.pos + 1))
+			die("out of memory");
 	}
 }
 

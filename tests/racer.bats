@@ -473,3 +473,10 @@ signal_ends() {
 	assert_failure 2
 	assert_output --partial "--line-offset: '-1' is not a number of lines"
 }
+
+@test "an answer that comes in two writes is read whole" {
+	run --separate-stderr race --stats --workers "fake-slowpoke:answers=$T/answers:delay=0:split" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$(stat_of fake-slowpoke:answers=$T/answers:delay=0:split malformed <<<"$stderr")" 0
+}
