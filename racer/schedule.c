@@ -61,6 +61,19 @@ static struct size_times times[GRID_MAX_BOX + 1];
 /* --presolver: the entry named (its label, or its name), or -1. */
 static int named_presolver = -1;
 
+/* The usable entry of this program that takes this size (as far as its
+ * hello says, if it came), or -1. */
+static int usable_named(const char *name, int box)
+{
+	for (int i = 0; i < nspecs; i++) {
+		const struct worker_spec *s = &specs[i];
+		if (s->status == SPEC_OK && strcmp(s->name, name) == 0 &&
+		    (!s->hello_seen || (box >= s->min_box && box <= s->max_box && (!opt.count || s->complete))))
+			return i;
+	}
+	return -1;
+}
+
 /* The first of names that is a usable entry taking this size (or
  * --presolver's entry; -1 with --schedule=all). */
 static int presolver_of(const char *const names[3], int box)
@@ -69,21 +82,11 @@ static int presolver_of(const char *const names[3], int box)
 		return -1;
 	if (named_presolver >= 0)
 		return specs[named_presolver].status == SPEC_OK ? named_presolver : -1;
-	for (int k = 0; k < 3 && names[k]; k++)
-		for (int i = 0; i < nspecs; i++) {
-			const struct worker_spec *s = &specs[i];
-			if (s->status == SPEC_OK && strcmp(s->name, names[k]) == 0 &&
-			    (!s->hello_seen || (box >= s->min_box && box <= s->max_box && (!opt.count || s->complete))))
-				return i;
-		}
-	return -1;
-}
-
-static int usable_named(const char *name)
-{
-	for (int i = 0; i < nspecs; i++)
-		if (specs[i].status == SPEC_OK && strcmp(specs[i].name, name) == 0)
+	for (int k = 0; k < 3 && names[k]; k++) {
+		int i = usable_named(names[k], box);
+		if (i >= 0)
 			return i;
+	}
 	return -1;
 }
 
@@ -115,7 +118,7 @@ void schedule_init(void)
 		 * processes too (with one, it was the run's bottleneck) */
 		if (opt.count && who[0] >= 0)
 			for (int k = 0; k < 3 && preferred[box][k]; k++) {
-				int c = usable_named(preferred[box][k]);
+				int c = usable_named(preferred[box][k], box);
 				if (c >= 0 && strcmp(specs[c].name, specs[who[0]].name) != 0) {
 					specs[c].confirmer = true;
 					break;
