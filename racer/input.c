@@ -21,7 +21,9 @@
 #define CHUNK 65536
 /* Unwritten output above which reading pauses. */
 #define BACKLOG_MAX (1 << 20)
-/* Free slots (race.c) for the input to go on once paused. */
+/* Free slots (race.c) for the input to go on; to go on once paused (not
+ * for every slot freed: a pump reads a run of lines). */
+#define TAKE_AT 2
 #define RESUME_AT 64
 
 static char **names;
@@ -50,9 +52,10 @@ void input_init(char **argv, int n)
 		die("out of memory");
 }
 
-static bool can_take(void)
+/* Room for more puzzles: free slots (race.c) and output not backed up. */
+static bool can_take(int slots)
 {
-	return race_free_slots() >= 2 && output_backlog() < BACKLOG_MAX;
+	return race_free_slots() >= slots && output_backlog() < BACKLOG_MAX;
 }
 
 static void feed(const char *line, size_t len)
@@ -86,7 +89,7 @@ static void process(void)
 	size_t pos = 0;
 	race_batch_begin();
 	while (pos < len) {
-		if (!can_take()) {
+		if (!can_take(TAKE_AT)) {
 			paused = true;
 			need_more = false;
 			break;
@@ -173,8 +176,8 @@ static void next_step(void)
 		return;
 	}
 	if (at_eof) {
-		if (evbuffer_get_length(buf) == 0 || !can_take()) {
-			if (can_take())
+		if (evbuffer_get_length(buf) == 0 || !can_take(TAKE_AT)) {
+			if (can_take(TAKE_AT))
 				end_source();
 			else
 				paused = true;
@@ -275,8 +278,7 @@ void input_stop(void)
 
 void input_resume(void)
 {
-	/* not for every slot freed: a pump reads a run of lines */
-	if (!paused || stopped || all_done || !started || !can_take() || race_free_slots() < RESUME_AT)
+	if (!paused || stopped || all_done || !started || !can_take(RESUME_AT))
 		return;
 	paused = false;
 	event_active(pump_ev, EV_TIMEOUT, 0);
