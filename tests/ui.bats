@@ -221,14 +221,20 @@ adds_up() {
 	assert_equal "$(stat_of "$(slowpoke 30)" open <"$T/stats")" "$(stat_of "$(slowpoke 30)" sent <"$T/stats")"
 }
 
-@test "--stats: a worker's long reason is wrapped at words, its label on a line of its own" {
-	words="no CUDA device (CUDA driver version is insufficient for CUDA runtime version); --emulate runs the kernels on the CPU"
+# nodevice_worker DETAIL: $T/fake-nodevice, a worker whose hello says it
+# has no device, with DETAIL as its reason.
+nodevice_worker() {
 	cat >"$T/fake-nodevice" <<-EOF
 		#!/bin/bash
-		echo "hello nodevice 1 proto=1 kind=complete sizes=3-3 device=none detail=${words// /_}"
+		echo "hello nodevice 1 proto=1 kind=complete sizes=3-3 device=none detail=${1// /_}"
 		while read -r _; do :; done
 	EOF
 	chmod +x "$T/fake-nodevice"
+}
+
+@test "--stats: a worker's long reason is wrapped at words, its label on a line of its own" {
+	words="no CUDA device (CUDA driver version is insufficient for CUDA runtime version); --emulate runs the kernels on the CPU"
+	nodevice_worker "$words"
 	# alone, it is waited for: its hello is read before the end
 	run --separate-stderr race --stats --workers "$T/fake-nodevice" "$DATA/easy9.txt"
 	assert_failure 1
@@ -254,12 +260,7 @@ adds_up() {
 
 @test "--list-workers: within 80 columns; a status wrapped at words, a program below it" {
 	words="no CUDA device (CUDA driver version is insufficient for CUDA runtime version); --emulate runs the kernels on the CPU"
-	cat >"$T/fake-nodevice" <<-EOF
-		#!/bin/bash
-		echo "hello nodevice 1 proto=1 kind=complete sizes=3-3 device=none detail=${words// /_}"
-		while read -r _; do :; done
-	EOF
-	chmod +x "$T/fake-nodevice"
+	nodevice_worker "$words"
 	run sudoku-race --list-workers
 	assert_success
 	echo "$output" >"$T/list"
