@@ -402,6 +402,26 @@ propagation_method() {
 	for l in "${seen[@]}"; do [[ $l != *" a"* ]]; done
 }
 
+@test "protocol: an id acknowledged as cancelled in a running batch can be sent again at once" {
+	# auto: PDLX for the 25x25 (long), CPW for the 9x9 (at once)
+	start_session sudoku-gpu --emulate --protocol --batch=4
+	expect_line '^hello '
+	# as the racer does when it takes back a puzzle and races it again
+	send "solve x $(cat "$DATA/hard25.txt")"
+	sleep 0.2
+	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt")" "cancel x"
+	expect_line '^cancelled x$' 2
+	sleep 0.3
+	send "cancel a"
+	expect_line '^cancelled a$' 1
+	send "solve a $(head -n 1 "$DATA/easy9.txt")"
+	send "cancel b"
+	expect_line '^(solution|error) a ' 5
+	[[ $line == "solution a "* ]]
+	send "ping done"
+	expect_line '^pong done$' 2
+}
+
 @test "protocol: cancel of a batch waiting for its turn to answer is acknowledged at once" {
 	start_session sudoku-gpu --emulate --method=pdlx --protocol --batch=1
 	expect_line '^hello '

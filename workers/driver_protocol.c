@@ -344,8 +344,12 @@ static void handle_cancel(const char *id)
 		 * the batch before it, must not hold this acknowledgement back
 		 * (PROTOCOL.md 8): send it now, and nothing when it answers */
 		bool ack_now = (!all || sl->waiting) && !j->acked;
-		if (ack_now)
+		if (ack_now) {
+			/* answered: its id is free for a new solve at once
+			 * (PROTOCOL.md 4), though its batch runs on */
 			j->acked = true;
+			id_remove(j);
+		}
 		pthread_mutex_unlock(&queue_lock);
 		if (ack_now)
 			send_cancelled(id, false);
@@ -590,8 +594,10 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 		pthread_mutex_lock(&queue_lock);
 		sl->waiting = true;
 		for (int i = 0; i < n; i++)
-			if (atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked)
+			if (atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked) {
 				ack[i] = jobs[i]->acked = true;
+				id_remove(jobs[i]);
+			}
 		pthread_mutex_unlock(&queue_lock);
 		for (int i = 0; i < n; i++)
 			if (ack[i])
