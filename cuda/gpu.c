@@ -43,6 +43,8 @@ static int dlx_column = ORDER_ROWS;
  * left idle. */
 #define DEFAULT_SPLIT 250
 static int split_passes = DEFAULT_SPLIT;
+/* batches at once: two keep the device busy while one is on the CPU */
+static int nlanes = 2;
 
 /* The driver wraps each option's help; a '\n' starts a line of a list. */
 static const struct worker_option gpu_options[] = {
@@ -70,6 +72,9 @@ static const struct worker_option gpu_options[] = {
 	 "CPW: a tree that has run N propagation passes in a launch hands its open work (its "
 	 "node, the digits left on its stack) to the next launch, where idle warps share it; 0: "
 	 "never"},
+	{"lanes", OPT_INT, &nlanes, 1, GPU_LANES_MAX, NULL,
+	 "batches solved at once, each by a CPU thread of its own with its own CUDA streams and "
+	 "page-locked arrays: one's expansion and answers on the CPU beside the others' launches"},
 	{"emulate", OPT_FLAG, &emulate, 0, 0, NULL, "run the kernels' code on the CPU (no GPU needed)"},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
 };
@@ -131,7 +136,7 @@ struct lane {
 	struct host_array ctl_memory, solutions_memory; /* a launch's puzzles' */
 	struct host_array spill_memory[2], spill_puzzle_memory[2]; /* CPW's pieces, in and out */
 };
-static struct lane lanes[GPU_LANES];
+static struct lane lanes[GPU_LANES_MAX];
 static pthread_mutex_t lane_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t lane_free = PTHREAD_COND_INITIALIZER;
 
@@ -140,9 +145,9 @@ static int lane_take(void)
 	pthread_mutex_lock(&lane_lock);
 	int k;
 	for (;;) {
-		for (k = 0; k < GPU_LANES && lanes[k].busy; k++)
+		for (k = 0; k < nlanes && lanes[k].busy; k++)
 			;
-		if (k < GPU_LANES)
+		if (k < nlanes)
 			break;
 		pthread_cond_wait(&lane_free, &lane_lock);
 	}
@@ -191,7 +196,7 @@ static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 		wi->device = "cpu";
 		snprintf(wi->detail, sizeof wi->detail, "emulated: the kernels' code on the CPU, %s limits",
 			 limits.name + strlen("emulated "));
-	} else if (gpu_cuda_open(&limits, wi->detail, sizeof wi->detail) == 0) {
+	} else if (gpu_cuda_open(&limits, nlanes, wi->detail, sizeof wi->detail) == 0) {
 		wi->device = "gpu";
 	} else {
 		wi->device = "none";
@@ -206,7 +211,8 @@ static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 		return 0;
 	}
 	wi->max_box = max_box;
-	for (int k = 0; k < GPU_LANES; k++) {
+	wi->batches = nlanes;
+	for (int k = 0; k < nlanes; k++) {
 		struct frontier *f = &lanes[k].frontier;
 		frontier_init(f, 0); /* its grid size is set by each batch */
 		f->alloc = host_alloc;

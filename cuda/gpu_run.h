@@ -19,12 +19,12 @@ extern "C" {
 #endif
 
 /* Jobs that may run at once, each in its own lane: on the device, a stream
- * and buffers of its own. */
-#define GPU_LANES 2
+ * and buffers of its own (--lanes, at most this many). */
+#define GPU_LANES_MAX 8
 
 struct gpu_job {
 	enum gpu_method method;
-	int lane;                    /* 0 to GPU_LANES - 1: no two running jobs share one */
+	int lane;                    /* 0 to the lanes opened - 1: no two running jobs share one */
 	int box, side, cells;
 	int ntrees, npuzzles;
 	const uint8_t *trees;        /* ntrees × cells */
@@ -89,7 +89,7 @@ int gpu_emulate(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, s
 
 /* CUDA: finds the device and starts its context (kept warm from then on).
  * Returns 0 with its limits and a name in detail, or -1 with why not. */
-int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detailsz);
+int gpu_cuda_open(struct gpu_limits *lim, int lanes, char *detail, size_t detailsz);
 /* Page-locked host memory, for a job's arrays: the copies reach it at the
  * bus's speed, where pageable memory goes through the driver's staging
  * buffers. NULL when none is left; gpu_cuda_host_free(NULL) does nothing. */

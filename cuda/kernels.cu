@@ -137,7 +137,8 @@ static struct {
 	bool open;
 	int device;
 	struct gpu_limits lim;
-	struct cuda_lane lane[GPU_LANES];
+	struct cuda_lane lane[GPU_LANES_MAX];
+	int lanes;
 	bool cpt_stack_set;
 } cu;
 /* CP's stack size is the device's, set once, by the first lane to need it */
@@ -163,7 +164,7 @@ static cudaError_t reserve(struct dev_buffer *b, size_t size)
 	return e;
 }
 
-extern "C" int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detailsz)
+extern "C" int gpu_cuda_open(struct gpu_limits *lim, int lanes, char *detail, size_t detailsz)
 {
 	int n = 0;
 	cudaError_t e = cudaGetDeviceCount(&n);
@@ -179,7 +180,8 @@ extern "C" int gpu_cuda_open(struct gpu_limits *lim, char *detail, size_t detail
 		snprintf(detail, detailsz, "CUDA device 0 unusable: %s", cudaGetErrorString(e));
 		return -1;
 	}
-	for (int k = 0; k < GPU_LANES; k++) {
+	cu.lanes = lanes < 1 ? 1 : lanes > GPU_LANES_MAX ? GPU_LANES_MAX : lanes;
+	for (int k = 0; k < cu.lanes; k++) {
 		struct cuda_lane *ln = &cu.lane[k];
 		if ((e = cudaStreamCreateWithFlags(&ln->run, cudaStreamNonBlocking)) != cudaSuccess ||
 		    (e = cudaStreamCreateWithFlags(&ln->monitor, cudaStreamNonBlocking)) != cudaSuccess ||
@@ -267,7 +269,7 @@ static void report_progress(struct cuda_lane *ln, struct gpu_job *job, const str
 extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz)
 {
 	cudaError_t e;
-	if (!cu.open || job->lane < 0 || job->lane >= GPU_LANES) {
+	if (!cu.open || job->lane < 0 || job->lane >= cu.lanes) {
 		snprintf(err, errsz, "no device");
 		return -1;
 	}

@@ -31,9 +31,10 @@ solves() {
 
 @test "device: hello names the GPU" {
 	echo "$HELLO"
-	[[ $HELLO =~ ^hello\ gpu\ .*\ sizes=2-5\ device=gpu\ detail=[^\ ]+ ]]
-	run bash -c "sudoku-gpu --method=spbf --protocol </dev/null"
-	assert_line --index 0 --regexp " sizes=2-8 device=gpu "
+	# the default method (auto) takes every size: PDLX beyond 16x16
+	[[ $HELLO =~ ^hello\ gpu\ .*\ sizes=2-8\ device=gpu\ detail=[^\ ]+ ]]
+	run bash -c "sudoku-gpu --method=opbf --protocol </dev/null"
+	assert_line --index 0 --regexp " sizes=2-5 device=gpu "
 }
 
 @test "device: each method solves 4x4, 9x9, 16x16 and 25x25" {
@@ -104,7 +105,7 @@ solves() {
 	done
 }
 
-@test "device: the pipeline, two lanes at once: many batches, sudoku-cp's answers in order" {
+@test "device: the pipeline, two and four lanes at once: many batches, sudoku-cp's answers in order" {
 	for i in $(seq 1 300); do
 		cat "$DATA/gpu-9x9.txt" "$DATA/easy9.txt" "$DATA/cp9-unique.txt"
 		echo "not a puzzle"
@@ -115,6 +116,9 @@ solves() {
 		assert_failure 1
 		assert_output "$(cat "$BATS_TEST_TMPDIR/expected")"
 	done
+	run sudoku-gpu --lanes=4 --batch=97 "$BATS_TEST_TMPDIR/in"
+	assert_failure 1
+	assert_output "$(cat "$BATS_TEST_TMPDIR/expected")"
 }
 
 @test "device: --timing's phases are the device's, within the launch" {

@@ -342,6 +342,27 @@ propagation_method() {
 	assert_output "h e1 e2 e3 e4 e5 e6 e7 e8 e9 e10 e11 e12 bad x"
 }
 
+@test "--lanes: 1, 3 and 8 batches at once, in filter and protocol mode; answers in order; 9 is refused" {
+	local n
+	grep -v '^#' "$DATA/gpu-9x9.txt" >"$BATS_TEST_TMPDIR/one"
+	for i in $(seq 1 30); do cat "$BATS_TEST_TMPDIR/one"; done >"$BATS_TEST_TMPDIR/in"
+	n=$(wc -l <"$BATS_TEST_TMPDIR/in")
+	sudoku-cp "$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/expected"
+	for l in 1 3 8; do
+		run $G --lanes=$l --batch=7 "$BATS_TEST_TMPDIR/in"
+		assert_success
+		assert_output "$(cat "$BATS_TEST_TMPDIR/expected")"
+		run bash -c "awk '{print \"solve p\" NR, \$0}' '$BATS_TEST_TMPDIR/in' | $G --lanes=$l --batch=5 --protocol"
+		assert_success
+		run bash -c "printf '%s\n' \"\$0\" | sed -n '2,\$p' | awk '\$2 != \"p\" NR || \$1 != \"solution\"' | wc -l" "$output"
+		assert_output 0
+	done
+	assert_equal "$n" 120
+	run --separate-stderr $G --lanes=9 "$BATS_TEST_TMPDIR/in"
+	assert_failure 2
+	[[ $stderr == *"--lanes: 9 is out of range (1 to 8)"* ]]
+}
+
 @test "protocol: cancel of an emulated search, each method, acknowledged at once" {
 	for m in spbf opbf pdlx; do
 		start_session sudoku-gpu --emulate --method=$m --protocol

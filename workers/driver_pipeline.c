@@ -27,7 +27,7 @@
  * be read and parsed while CUDA starts (0.3 s); a batch of 32768 takes
  * about 12 MB here */
 #define PIPE_BATCHES 16
-#define PIPE_SOLVERS 2
+#define PIPE_SOLVERS_MAX 8 /* init's wi->batches, at most */
 #define PIPE_MAX_PARTS 16
 #define PART_MIN_LINES 512 /* a part of fewer lines is not worth a thread */
 
@@ -60,6 +60,15 @@ struct record {
 static size_t short_grid_size(int cells)
 {
 	size_t n = offsetof(struct grid, cell) + (size_t)cells;
+	return (n + 7) & ~(size_t)7;
+}
+
+/* A short result: its solution's header and cells (worker.h), so that a
+ * batch's results fit in a few MB and cost no page faults after the first
+ * batch (whole ones are 4 KB each: 140 MB for a batch of 32768). */
+static size_t short_result_size(int cells)
+{
+	size_t n = offsetof(struct solve_result, solution) + offsetof(struct grid, cell) + (size_t)cells;
 	return (n + 7) & ~(size_t)7;
 }
 
@@ -101,8 +110,7 @@ static struct {
 	struct puzzle_stream carried; /* the stream between batches */
 	int max_parts;
 	long puzzles;
-	struct solve_result *results[PIPE_SOLVERS]; /* each solving thread's, batch after batch */
-	int results_cap[PIPE_SOLVERS];
+	int solvers; /* solving threads: init's wi->batches */
 	pthread_t init_thread;
 	int init_rc;
 	char init_msg[256];
@@ -136,6 +144,7 @@ static pthread_once_t pl_init_once = PTHREAD_ONCE_INIT;
  * error or no device ends the program before any answer is written. */
 static void pl_init_joined(void)
 {
+	pl.solvers = device.batches < 1 ? 2 : device.batches > PIPE_SOLVERS_MAX ? PIPE_SOLVERS_MAX : device.batches;
 	if (ALGO.init) {
 		pthread_join(pl.init_thread, NULL);
 		stage_add("start", pl.init_ms, false);
@@ -258,18 +267,21 @@ static int pl_read_input(int fd, const char *input_name)
 	int rc = 0;
 	double busy = 0;
 	struct batch *b = NULL;
+	uint64_t t0 = 0; /* the batch's start: its busy time, not a clock read a line */
 	for (;;) {
-		if (!b)
+		if (!b) {
 			b = pl_next_free(input_name);
+			t0 = now_ns();
+		}
 		if (b->nlines && !line_reader_buffered(&lr)) {
 			struct pollfd pfd = {.fd = fd, .events = POLLIN};
 			if (poll(&pfd, 1, 0) == 0) {
+				busy += ms_since(t0);
 				pl_submit(b);
 				b = NULL;
 				continue;
 			}
 		}
-		uint64_t t0 = now_ns();
 		char *line;
 		size_t len;
 		enum line_status st = line_reader_next(&lr, &line, &len);
@@ -286,8 +298,8 @@ static int pl_read_input(int fd, const char *input_name)
 			break;
 		}
 		pl_add_line(b, line, st == LINE_OVERLONG ? -1 : (long)len, lr.lineno);
-		busy += ms_since(t0);
 		if (b->nlines >= opt.batch) {
+			busy += ms_since(t0);
 			pl_submit(b);
 			b = NULL;
 		}
@@ -453,29 +465,76 @@ static struct grid *record_grid(struct part *pt, const struct record *r)
 	return (struct grid *)(void *)(pt->arena.p + r->grid);
 }
 
+static int record_grid_cells(const struct part *pt, const struct record *r)
+{
+	return ((const struct grid *)(const void *)(pt->arena.p + r->grid))->cells;
+}
+
 static struct grid *record_answer(struct part *pt, const struct record *r, const struct grid *puzzle)
 {
 	return (struct grid *)(void *)(pt->arena.p + r->grid + short_grid_size(puzzle->cells));
 }
 
-/* Solves a batch's puzzles in one call, with results of the solving
- * thread's own (full size, kept from batch to batch), copied into the
- * records' room afterwards. */
-static void pl_solve(struct batch *b, int solver)
+/* A solving thread's arrays, kept from batch to batch: a batch's
+ * pointers, and short results (copied into the records' room after the
+ * call, since the next batch writes them while this one is formatted). */
+struct solver {
+	int cap;
+	const struct grid **grids;
+	struct solve_result **res;
+	enum solve_status *st;
+	struct record **rec;
+	struct part **rec_part;
+	char *results;
+	size_t results_size;
+};
+
+static void solver_reserve(struct solver *sv, int n, size_t results_size)
 {
-	int n = 0;
-	for (int k = 0; k < b->nparts; k++)
-		n += b->part[k].nrec;
-	const struct grid **grids = pl_alloc(NULL, ((size_t)n + 1) * sizeof *grids);
-	struct solve_result **res = pl_alloc(NULL, ((size_t)n + 1) * sizeof *res);
-	enum solve_status *st = pl_alloc(NULL, ((size_t)n + 1) * sizeof *st);
-	struct record **rec = pl_alloc(NULL, ((size_t)n + 1) * sizeof *rec);
-	struct part **rec_part = pl_alloc(NULL, ((size_t)n + 1) * sizeof *rec_part);
-	if (n > pl.results_cap[solver]) {
-		free(pl.results[solver]);
-		pl.results[solver] = pl_alloc(NULL, (size_t)n * sizeof *pl.results[solver]);
-		pl.results_cap[solver] = n;
+	if (n > sv->cap) {
+		sv->cap = n;
+		sv->grids = pl_alloc(sv->grids, (size_t)n * sizeof *sv->grids);
+		sv->res = pl_alloc(sv->res, (size_t)n * sizeof *sv->res);
+		sv->st = pl_alloc(sv->st, (size_t)n * sizeof *sv->st);
+		sv->rec = pl_alloc(sv->rec, (size_t)n * sizeof *sv->rec);
+		sv->rec_part = pl_alloc(sv->rec_part, (size_t)n * sizeof *sv->rec_part);
 	}
+	if (results_size > sv->results_size) {
+		free(sv->results);
+		sv->results = pl_alloc(NULL, results_size);
+		sv->results_size = results_size;
+	}
+}
+
+static void solver_free(struct solver *sv)
+{
+	free(sv->grids);
+	free(sv->res);
+	free(sv->st);
+	free(sv->rec);
+	free(sv->rec_part);
+	free(sv->results);
+}
+
+/* Solves a batch's puzzles in one call, with the solving thread's own
+ * results, copied into the records' room afterwards. */
+static void pl_solve(struct batch *b, struct solver *sv)
+{
+	int n = 0, cells = 0;
+	for (int k = 0; k < b->nparts; k++) {
+		const struct part *pt = &b->part[k];
+		n += pt->nrec;
+		for (int i = 0; i < pt->nrec; i++)
+			if (pt->rec[i].puzzle && record_grid_cells(pt, &pt->rec[i]) > cells)
+				cells = record_grid_cells(pt, &pt->rec[i]);
+	}
+	const size_t stride = short_result_size(cells);
+	solver_reserve(sv, n + 1, (size_t)(n + 1) * stride);
+	const struct grid **grids = sv->grids;
+	struct solve_result **res = sv->res;
+	enum solve_status *st = sv->st;
+	struct record **rec = sv->rec;
+	struct part **rec_part = sv->rec_part;
 	char prefix[128] = "";
 	if (b->input_name)
 		snprintf(prefix, sizeof prefix, "%s: ", b->input_name);
@@ -498,7 +557,7 @@ static void pl_solve(struct batch *b, int solver)
 			rec[n] = r;
 			rec_part[n] = pt;
 			grids[n] = g;
-			res[n] = &pl.results[solver][n];
+			res[n] = (struct solve_result *)(void *)(sv->results + (size_t)n * stride);
 			n++;
 		}
 	}
@@ -536,16 +595,17 @@ static void pl_solve(struct batch *b, int solver)
 		pl.puzzles += n;
 		pthread_mutex_unlock(&pl.lock);
 	}
-	free(grids);
-	free(res);
-	free(st);
-	free(rec);
-	free(rec_part);
 }
 
+/* A solving thread: none takes a batch before init is done, and those
+ * beyond init's wi->batches end then. */
 static void *pl_solve_main(void *arg)
 {
-	const int solver = (int)(intptr_t)arg;
+	const int index = (int)(intptr_t)arg;
+	pthread_once(&pl_init_once, pl_init_joined);
+	if (index >= pl.solvers)
+		return NULL;
+	struct solver sv = {0};
 	for (;;) {
 		pthread_mutex_lock(&pl.lock);
 		long seq = pl.next_solve++;
@@ -554,10 +614,10 @@ static void *pl_solve_main(void *arg)
 		if (!b)
 			break;
 		pl_hand_on(b, BATCH_SOLVING);
-		pthread_once(&pl_init_once, pl_init_joined);
-		pl_solve(b, solver);
+		pl_solve(b, &sv);
 		pl_hand_on(b, BATCH_SOLVED);
 	}
+	solver_free(&sv);
 	return NULL;
 }
 
@@ -633,10 +693,10 @@ int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
 		fprintf(stderr, "%s: cannot start a thread\n", program);
 		return 2;
 	}
-	pthread_t parser, solver[PIPE_SOLVERS], formatter;
+	pthread_t parser, solver[PIPE_SOLVERS_MAX], formatter;
 	bool ok = pthread_create(&parser, NULL, pl_parse_main, NULL) == 0 &&
 		  pthread_create(&formatter, NULL, pl_format_main, NULL) == 0;
-	for (int i = 0; ok && i < PIPE_SOLVERS; i++)
+	for (int i = 0; ok && i < PIPE_SOLVERS_MAX; i++)
 		ok = pthread_create(&solver[i], NULL, pl_solve_main, (void *)(intptr_t)i) == 0;
 	if (!ok) {
 		fprintf(stderr, "%s: cannot start a thread\n", program);
@@ -667,7 +727,7 @@ int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
 	pthread_cond_broadcast(&pl.wake);
 	pthread_mutex_unlock(&pl.lock);
 	pthread_join(parser, NULL);
-	for (int i = 0; i < PIPE_SOLVERS; i++)
+	for (int i = 0; i < PIPE_SOLVERS_MAX; i++)
 		pthread_join(solver[i], NULL);
 	pthread_join(formatter, NULL);
 	/* no batch at all (no input could be opened): the device still decides */
@@ -686,8 +746,6 @@ int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
 			free(pt->out.p);
 		}
 	}
-	for (int i = 0; i < PIPE_SOLVERS; i++)
-		free(pl.results[i]);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
 		return 2;

@@ -246,7 +246,7 @@ static void queue_unlink(struct job *j)
  * solve_batch two (the GPU's expansion of one beside the other's
  * launches), each taken by a solving thread of its own; answers go out in
  * the order the requests came (turns, by a batch's place in the queue). */
-#define PROTO_SOLVERS 2
+#define PROTO_SOLVERS 8 /* init's wi->batches, at most (2 by default) */
 struct slot {
 	struct job **jobs; /* opt.batch at most */
 	int n;
@@ -536,16 +536,29 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 	 * cleared (the solution is written whole when there is one) */
 	static struct solve_result one_res;
 	static enum solve_status one_st;
-	struct solve_result *res = &one_res;
+	struct solve_result *one = &one_res;
+	struct solve_result **res = &one; /* res[i]: puzzle i's */
 	enum solve_status *st = &one_st;
+	char *results = NULL;
 	bool own = n > 1 || nslots > 1;
 	if (own) {
+		/* a batch's results are short (worker.h): a few MB for a big
+		 * batch, not 4 KB a puzzle; solve() gets a whole one */
+		int cells = 0;
+		for (int i = 0; i < n; i++)
+			cells = jobs[i]->grid.cells > cells ? jobs[i]->grid.cells : cells;
+		size_t stride = n == 1 ? sizeof(struct solve_result)
+				       : (offsetof(struct solve_result, solution) + offsetof(struct grid, cell) +
+					  (size_t)cells + 7) & ~(size_t)7;
+		results = calloc((size_t)n, stride);
 		res = calloc((size_t)n, sizeof *res);
 		st = calloc((size_t)n, sizeof *st);
-		if (!res || !st) {
+		if (!results || !res || !st) {
 			fprintf(stderr, "%s: out of memory\n", program);
 			exit(2);
 		}
+		for (int i = 0; i < n; i++)
+			res[i] = (struct solve_result *)(void *)(results + (size_t)i * stride);
 	} else {
 		one_res.count = 0;
 		one_res.nodes = 0;
@@ -565,19 +578,15 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 		/* solve() may copy its puzzle whole (worker.h): a whole grid */
 		const struct grid *g = &jobs[0]->grid;
 		memcpy(sl->whole, g, offsetof(struct grid, cell) + (size_t)g->cells);
-		st[0] = ALGO.solve(sl->whole, &res[0], &ctx);
+		st[0] = ALGO.solve(sl->whole, res[0], &ctx);
 	} else {
 		const struct grid **grids = calloc((size_t)n, sizeof *grids);
-		struct solve_result **out = calloc((size_t)n, sizeof *out);
-		if (!grids || !out)
+		if (!grids)
 			exit(2);
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < n; i++)
 			grids[i] = &jobs[i]->grid;
-			out[i] = &res[i];
-		}
-		ALGO.solve_batch(grids, n, out, st, &ctx);
+		ALGO.solve_batch(grids, n, res, st, &ctx);
 		free(grids);
-		free(out);
 	}
 	double ms = worker_elapsed_ms(&ctx);
 	if (nslots > 1) {
@@ -617,12 +626,13 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 	pthread_mutex_unlock(&queue_lock);
 	if (!quit)
 		for (int i = 0; i < n; i++)
-			send_final(jobs[i], st[i], &res[i], ctx_stop_reason(&ctx), ms);
+			send_final(jobs[i], st[i], res[i], ctx_stop_reason(&ctx), ms);
 	if (nslots > 1)
 		end_turn();
 	else
 		turn_now++;
 	if (own) {
+		free(results);
 		free(res);
 		free(st);
 	}
@@ -708,7 +718,7 @@ int protocol_main(void)
 {
 	pthread_t reader, solver[PROTO_SOLVERS];
 	signal(SIGPIPE, SIG_IGN);
-	nslots = ALGO.solve_batch ? PROTO_SOLVERS : 1;
+	nslots = !ALGO.solve_batch ? 1 : device.batches < 1 ? 2 : device.batches > PROTO_SOLVERS ? PROTO_SOLVERS : device.batches;
 	id_set = calloc(ID_BUCKETS, sizeof *id_set);
 	if (!id_set)
 		return 2;

@@ -27,10 +27,11 @@ enum solve_status {
 };
 
 struct solve_result {
-	struct grid solution; /* the first solution found */
 	long count;           /* count mode: solutions found, at most the limit */
 	uint64_t nodes;       /* search effort in the algorithm's own unit */
 	char reason[128];     /* SOLVE_GAVEUP: a short reason, no newline */
+	struct grid solution; /* the first solution found; last, so that a
+				 batch's results can be short (solve_batch) */
 };
 
 /* An algorithm's own command-line options (besides the driver's). Each
@@ -56,6 +57,7 @@ struct worker_init {
 	const char *device;  /* "cpu" (default), "gpu", or "none" */
 	char detail[160];    /* device name, or why there is no device */
 	int max_box;         /* may lower the algorithm's max_box (e.g. GPU memory) */
+	int batches;         /* solve_batch calls the algorithm runs at once (0: 2) */
 };
 
 struct worker_ctx;
@@ -78,10 +80,12 @@ struct worker_algorithm {
 	 * *res[i] (uninitialised: pointers into the driver's own records, so that
 	 * a big batch costs no second copy of them) and status[i]. A puzzle may
 	 * be short: its header and the cells used, no more (read those, never
-	 * copy the whole struct); so may res[i]->solution be read. Two threads
-	 * call it (or solve) at once, each with its own batch and ctx, so that
-	 * one batch's expansion overlaps the other's launches; in filter mode
-	 * init runs in a thread of its own while the input is read. */
+	 * copy the whole struct); so may res[i] be: write its solution's
+	 * header and the puzzle's cells alone. init's wi->batches threads (2
+	 * by default) call it (or solve) at once, each with its own batch and
+	 * ctx, so that one batch's expansion overlaps another's launches; in
+	 * filter mode init runs in a thread of its own while the input is
+	 * read. */
 	void (*solve_batch)(const struct grid *const *puzzles, int n, struct solve_result *const *res,
 			    enum solve_status *status, struct worker_ctx *ctx);
 	int batch_max;
