@@ -34,14 +34,15 @@ static int expand_size;       /* 0: the method's default */
 static int threads_per_block; /* 0: the default */
 static bool emulate;
 static int dlx_column = ORDER_ROWS;
-/* CPW's split: 250 passes, measured on an H100 over the 17-clue set
- * (contrib/bench/gpu-h100.md, with pageable host arrays then): its
- * transfers and kernels took 9.3 ms at 250, 9.7 at 500, 10.5 at 1000,
- * 13.1 at 2000, 25 unsplit, in one call of all 49,158; 16.3, 19.4 and
- * 24.3 ms at 250, 500 and 1000 in calls of 8192. Most puzzles need far
- * fewer passes (median 29); the few long ones hand their work on to warps
- * left idle. */
-#define DEFAULT_SPLIT 250
+/* CPW's split: 1000 passes, measured on an H100 end to end, a million
+ * puzzles a set, two lanes (contrib/bench/gpu-h100.md): forum_hardest x20
+ * took 1.2 s at 500, 1.0 at 1000 and 2000, 1.5 at 250 (the launches, a
+ * long chain of relaunches of a few trees, 1.7 s); the 17-clue set x20
+ * 0.52-0.6 s at 250 to 1000, 0.6-0.7 at 2000 and more. Most puzzles need
+ * far fewer passes (median 29 on the 17-clue set); the long ones hand
+ * their work on to warps left idle. (250 had been chosen on the 17-clue
+ * set alone, its launches only.) */
+#define DEFAULT_SPLIT 1000
 static int split_passes = DEFAULT_SPLIT;
 /* batches at once: two keep the device busy while one is on the CPU */
 static int nlanes = 2;
