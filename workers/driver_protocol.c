@@ -679,11 +679,11 @@ static void *solver_main(void *arg)
 			wait_turn(turn);
 			if (head->kind == JOB_CLASH) {
 				char line[PROTO_ID_MAX + 64];
-				int n = ALGO.kind != WORKER_COMPLETE
-						? msg_write_gaveup(line, sizeof line, head->id, "unsat", -1)
-					: head->count > 1 ? msg_write_count(line, sizeof line, head->id, 0, NULL, NULL, "clash")
-							  : msg_write_unsat(line, sizeof line, head->id, NULL, "clash");
-				send_msg(line, n, true);
+				int len = ALGO.kind != WORKER_COMPLETE
+						  ? msg_write_gaveup(line, sizeof line, head->id, "unsat", -1)
+					  : head->count > 1 ? msg_write_count(line, sizeof line, head->id, 0, NULL, NULL, "clash")
+							    : msg_write_unsat(line, sizeof line, head->id, NULL, "clash");
+				send_msg(line, len, true);
 			} else {
 				send_error(head->id, true, "%s", head->text);
 			}
