@@ -402,16 +402,21 @@ propagation_method() {
 	expect_line '^solution c '
 }
 
-@test "protocol: cancel of one puzzle of a running batch is acknowledged at once, once" {
-	start_session sudoku-gpu --emulate --method=spbf --protocol --batch=4
+# a_and_b_running OPTIONS...: an emulated worker in protocol mode that
+# searches the 25x25 puzzles a and b as one batch. x keeps the worker busy
+# while a and b queue up; cancelling x lets it take a and b at once.
+a_and_b_running() {
+	start_session sudoku-gpu --emulate "$@" --protocol --batch=4
 	expect_line '^hello '
-	# x keeps the worker busy while a and b queue up; cancelling x lets
-	# the worker take a and b as one batch
 	send "solve x $(cat "$DATA/hard25.txt")"
 	sleep 0.2
 	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt")" "cancel x"
 	expect_line '^cancelled x$' 2
 	sleep 0.3
+}
+
+@test "protocol: cancel of one puzzle of a running batch is acknowledged at once, once" {
+	a_and_b_running --method=spbf
 	send "cancel a"
 	expect_line '^(cancelled|solution|gaveup) a$' 1
 	[[ $line == "cancelled a" ]]
@@ -424,15 +429,9 @@ propagation_method() {
 }
 
 @test "protocol: an id acknowledged as cancelled in a running batch can be sent again at once" {
-	# auto: PDLX for the 25x25 (long), CPW for the 9x9 (at once)
-	start_session sudoku-gpu --emulate --protocol --batch=4
-	expect_line '^hello '
-	# as the racer does when it takes back a puzzle and races it again
-	send "solve x $(cat "$DATA/hard25.txt")"
-	sleep 0.2
-	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt")" "cancel x"
-	expect_line '^cancelled x$' 2
-	sleep 0.3
+	# the default method: PDLX for the 25x25 (long), CPW for the 9x9 (at
+	# once); a sent again as the racer does when it takes back a puzzle
+	a_and_b_running
 	send "cancel a"
 	expect_line '^cancelled a$' 1
 	send "solve a $(head -n 1 "$DATA/easy9.txt")"
