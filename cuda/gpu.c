@@ -8,9 +8,9 @@
  * their trees form one frontier. --emulate runs the kernels' own per-tree
  * code on the CPU (cuda/emulate.c). Complete: all trees exhausted without
  * an answer proves there is none; counting adds up the trees' solutions.
- * The driver's filter pipeline solves two batches at once: each takes one
- * of two lanes (host arrays here; a stream and device buffers in
- * kernels.cu), so one batch's expansion overlaps the other's launches.
+ * The driver solves --lanes batches at once (2): each takes a lane of its
+ * own (host arrays here; streams and device buffers in kernels.cu), so one
+ * batch's expansion overlaps the others' launches.
  * --method=auto, the default, takes CPW up to 16x16 and PDLX by the
  * smallest column beyond; a search in brute force's order that runs long
  * says so (SLOW_NOTICE_MS). */
@@ -128,9 +128,8 @@ static void *host_reserve(struct host_array *a, size_t size)
 	return a->p;
 }
 
-/* A lane runs one batch at a time: the driver solves two batches at once
- * (one's expansion on the CPU beside the other's launches), each in a lane
- * with its own host arrays and, on the device, its own stream and buffers. */
+/* A lane runs one batch at a time, with its own host arrays and, on the
+ * device, its own streams and buffers. */
 struct lane {
 	bool busy;
 	struct frontier frontier;                        /* the trees of a launch */
@@ -534,7 +533,7 @@ const struct worker_algorithm worker_algorithm = {
 	.init = gpu_init,
 	.solve = gpu_solve,
 	.solve_batch = gpu_solve_batch,
-	/* two batches in flight: launches of 32768 puzzles each; the split's
-	 * relaunches of one overlap the other's first launch */
+	/* a batch a lane: launches of 32768 puzzles each; the split's
+	 * relaunches of one overlap the others' first launches */
 	.batch_max = 32768,
 };

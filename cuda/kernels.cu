@@ -119,8 +119,9 @@ struct dev_buffer {
 	size_t size;
 };
 
-/* What a lane's jobs have to themselves: two host threads run jobs at once,
- * each in its lane, and their copies and kernels overlap on the device. */
+/* What a lane's jobs have to themselves: --lanes host threads run jobs at
+ * once, each in its lane, and their copies and kernels overlap on the
+ * device. */
 struct cuda_lane {
 	cudaStream_t run, monitor;
 	int32_t *stop_host;       /* pinned: the value copied to stop_dev */
@@ -180,7 +181,7 @@ extern "C" int gpu_cuda_open(struct gpu_limits *lim, int lanes, char *detail, si
 		snprintf(detail, detailsz, "CUDA device 0 unusable: %s", cudaGetErrorString(e));
 		return -1;
 	}
-	cu.lanes = lanes < 1 ? 1 : lanes > GPU_LANES_MAX ? GPU_LANES_MAX : lanes;
+	cu.lanes = lanes; /* --lanes's range: 1 to GPU_LANES_MAX */
 	for (int k = 0; k < cu.lanes; k++) {
 		struct cuda_lane *ln = &cu.lane[k];
 		if ((e = cudaStreamCreateWithFlags(&ln->run, cudaStreamNonBlocking)) != cudaSuccess ||

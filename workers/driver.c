@@ -29,6 +29,22 @@ double ms_since(uint64_t t0)
 	return (double)(now_ns() - t0) / 1e6;
 }
 
+void *driver_realloc(void *p, size_t size)
+{
+	p = realloc(p, size);
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
+	}
+	return p;
+}
+
+int batch_threads(int max)
+{
+	int n = device.batches < 1 ? 2 : device.batches;
+	return n < max ? n : max;
+}
+
 /* Whether this worker takes grids of box size box (the device may take
  * fewer than the algorithm). */
 bool size_supported(int box)

@@ -65,7 +65,12 @@ extern const char *program;
 extern struct worker_init device;
 uint64_t now_ns(void);
 double ms_since(uint64_t t0);
+/* realloc, or "out of memory" and exit 2 */
+void *driver_realloc(void *p, size_t size);
 bool size_supported(int box);
+/* Threads that call solve_batch at once: init's wi->batches (2 when it
+ * says none), at most max. */
+int batch_threads(int max);
 
 /* driver_options.c */
 void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -83,6 +88,19 @@ enum stop_reason ctx_stop_reason(struct worker_ctx *ctx);
 void ctx_start(struct worker_ctx *ctx, double limit_s, long progress_ms, long count, uint64_t seed);
 void stage_add(const char *stage, double ms, bool algorithm);
 void stage_report(double wall_ms, long puzzles);
+
+/* A solving thread's results for solve_batch, kept from batch to batch:
+ * short ones (worker.h), a few MB for a big batch where whole ones take 4
+ * KB a puzzle (140 MB for 32768, page faults the first time). */
+struct batch_results {
+	char *mem;
+	size_t size;
+	struct solve_result **res;
+	int cap;
+};
+/* Room for the results of these n puzzles; res[i] is puzzles[i]'s. */
+struct solve_result **batch_results(struct batch_results *br, const struct grid *const *puzzles, int n);
+void batch_results_free(struct batch_results *br);
 
 /* driver_protocol.c */
 extern pthread_mutex_t out_lock;

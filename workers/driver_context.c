@@ -4,7 +4,9 @@
 
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "protocol/message.h"
@@ -159,4 +161,35 @@ void stage_report(double wall_ms, long puzzles)
 		fprintf(stderr, "%s: timing: %-18s %9.3f s %6.1f%%\n", program, name, stages[i].ms / 1e3,
 			100.0 * stages[i].ms / wall_ms);
 	}
+}
+
+/* --- a solving thread's results for solve_batch --- */
+
+struct solve_result **batch_results(struct batch_results *br, const struct grid *const *puzzles, int n)
+{
+	int cells = 0;
+	for (int i = 0; i < n; i++)
+		cells = puzzles[i]->cells > cells ? puzzles[i]->cells : cells;
+	/* the fields before the solution, its header and the cells used */
+	const size_t stride =
+		(offsetof(struct solve_result, solution) + offsetof(struct grid, cell) + (size_t)cells + 7) & ~(size_t)7;
+	if ((size_t)n * stride > br->size) {
+		free(br->mem);
+		br->size = (size_t)n * stride;
+		br->mem = driver_realloc(NULL, br->size);
+	}
+	if (n > br->cap) {
+		br->cap = n;
+		br->res = driver_realloc(br->res, (size_t)n * sizeof *br->res);
+	}
+	for (int i = 0; i < n; i++)
+		br->res[i] = (struct solve_result *)(void *)(br->mem + (size_t)i * stride);
+	return br->res;
+}
+
+void batch_results_free(struct batch_results *br)
+{
+	free(br->mem);
+	free(br->res);
+	*br = (struct batch_results){0};
 }

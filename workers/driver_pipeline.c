@@ -2,10 +2,11 @@
  * threads of its own, so that the algorithm (the GPU) never waits for one
  * CPU thread: reading (this thread copies lines into a batch), parsing (the
  * batch's lines cut into parts, parsed at once by several threads),
- * solving (two threads, a batch each: one's expansion on the CPU overlaps
- * the other's launches), formatting (the parts again) and writing. The
- * algorithm's init (CUDA's start) runs in a thread beside the first reads.
- * Answers come out as the one-batch-at-a-time path writes them. */
+ * solving (init's wi->batches threads, two for the GPU, a batch each: one's
+ * expansion on the CPU overlaps the others' launches), formatting (the
+ * parts again) and writing. The algorithm's init (CUDA's start) runs in a
+ * thread beside the first reads. Answers come out as the
+ * one-batch-at-a-time path writes them. */
 #include "config.h"
 
 #include <errno.h>
@@ -63,15 +64,6 @@ static size_t short_grid_size(int cells)
 	return (n + 7) & ~(size_t)7;
 }
 
-/* A short result: its solution's header and cells (worker.h), so that a
- * batch's results fit in a few MB and cost no page faults after the first
- * batch (whole ones are 4 KB each: 140 MB for a batch of 32768). */
-static size_t short_result_size(int cells)
-{
-	size_t n = offsetof(struct solve_result, solution) + offsetof(struct grid, cell) + (size_t)cells;
-	return (n + 7) & ~(size_t)7;
-}
-
 /* A slice of a batch's lines: parsed by one thread, formatted by one. */
 struct part {
 	int first, nlines;
@@ -110,22 +102,11 @@ static struct {
 	struct puzzle_stream carried; /* the stream between batches */
 	int max_parts;
 	long puzzles;
-	int solvers; /* solving threads: init's wi->batches */
 	pthread_t init_thread;
 	int init_rc;
 	char init_msg[256];
 	double init_ms;
 } pl = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
-
-static void *pl_alloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
-	}
-	return p;
-}
 
 /* --- the algorithm's start, in its own thread --- */
 
@@ -144,7 +125,6 @@ static pthread_once_t pl_init_once = PTHREAD_ONCE_INIT;
  * error or no device ends the program before any answer is written. */
 static void pl_init_joined(void)
 {
-	pl.solvers = device.batches < 1 ? 2 : device.batches > PIPE_SOLVERS_MAX ? PIPE_SOLVERS_MAX : device.batches;
 	if (ALGO.init) {
 		pthread_join(pl.init_thread, NULL);
 		stage_add("start", pl.init_ms, false);
@@ -216,13 +196,13 @@ static void pl_add_line(struct batch *b, const char *line, long len, long lineno
 {
 	if (b->nlines == b->lines_cap) {
 		b->lines_cap = b->lines_cap ? 2 * b->lines_cap : 1024;
-		b->lines = pl_alloc(b->lines, (size_t)b->lines_cap * sizeof *b->lines);
+		b->lines = driver_realloc(b->lines, (size_t)b->lines_cap * sizeof *b->lines);
 	}
 	size_t n = len > 0 ? (size_t)len : 0;
 	if (b->text_len + n + 1 > b->text_cap) {
 		while (b->text_len + n + 1 > b->text_cap)
 			b->text_cap = b->text_cap ? 2 * b->text_cap : 65536;
-		b->text = pl_alloc(b->text, b->text_cap);
+		b->text = driver_realloc(b->text, b->text_cap);
 	}
 	if (n)
 		memcpy(b->text + b->text_len, line, n);
@@ -315,7 +295,7 @@ static struct record *part_record(struct part *pt)
 {
 	if (pt->nrec == pt->cap) {
 		pt->cap = pt->cap ? 2 * pt->cap : pt->nlines + 2;
-		pt->rec = pl_alloc(pt->rec, (size_t)pt->cap * sizeof *pt->rec);
+		pt->rec = driver_realloc(pt->rec, (size_t)pt->cap * sizeof *pt->rec);
 	}
 	return &pt->rec[pt->nrec++];
 }
@@ -374,7 +354,7 @@ static void pl_parse_lines(struct batch *b, struct part *pt)
 	pt->arena.len = 0;
 	pt->notes.len = 0;
 	if (!pt->item)
-		pt->item = pl_alloc(NULL, sizeof *pt->item);
+		pt->item = driver_realloc(NULL, sizeof *pt->item);
 	for (int k = pt->first; k < pt->first + pt->nlines; k++) {
 		const struct line_ref *l = &b->lines[k];
 		bool again;
@@ -415,7 +395,7 @@ static void pl_parse(struct batch *b)
 		pt->first = (int)((long)b->nlines * k / nparts);
 		pt->nlines = (int)((long)b->nlines * (k + 1) / nparts) - pt->first;
 		if (!pt->ps)
-			pt->ps = pl_alloc(NULL, sizeof *pt->ps);
+			pt->ps = driver_realloc(NULL, sizeof *pt->ps);
 		if (k == 0)
 			*pt->ps = pl.carried;
 		else
@@ -436,7 +416,7 @@ static void pl_parse(struct batch *b)
 	pl.carried = *last->ps;
 	if (b->input_end) {
 		if (!last->item)
-			last->item = pl_alloc(NULL, sizeof *last->item);
+			last->item = driver_realloc(NULL, sizeof *last->item);
 		enum stream_event ev = puzzle_stream_finish(&pl.carried, last->item);
 		if (ev != STREAM_NONE)
 			pl_take(last, ev, last->item);
@@ -465,73 +445,52 @@ static struct grid *record_grid(struct part *pt, const struct record *r)
 	return (struct grid *)(void *)(pt->arena.p + r->grid);
 }
 
-static int record_grid_cells(const struct part *pt, const struct record *r)
-{
-	return ((const struct grid *)(const void *)(pt->arena.p + r->grid))->cells;
-}
-
 static struct grid *record_answer(struct part *pt, const struct record *r, const struct grid *puzzle)
 {
 	return (struct grid *)(void *)(pt->arena.p + r->grid + short_grid_size(puzzle->cells));
 }
 
 /* A solving thread's arrays, kept from batch to batch: a batch's
- * pointers, and short results (copied into the records' room after the
- * call, since the next batch writes them while this one is formatted). */
+ * pointers, and its results (copied into the records' room after the call,
+ * since the next batch writes them while this one is formatted). */
 struct solver {
 	int cap;
 	const struct grid **grids;
-	struct solve_result **res;
 	enum solve_status *st;
 	struct record **rec;
 	struct part **rec_part;
-	char *results;
-	size_t results_size;
+	struct batch_results results;
 };
 
-static void solver_reserve(struct solver *sv, int n, size_t results_size)
+static void solver_reserve(struct solver *sv, int n)
 {
-	if (n > sv->cap) {
-		sv->cap = n;
-		sv->grids = pl_alloc(sv->grids, (size_t)n * sizeof *sv->grids);
-		sv->res = pl_alloc(sv->res, (size_t)n * sizeof *sv->res);
-		sv->st = pl_alloc(sv->st, (size_t)n * sizeof *sv->st);
-		sv->rec = pl_alloc(sv->rec, (size_t)n * sizeof *sv->rec);
-		sv->rec_part = pl_alloc(sv->rec_part, (size_t)n * sizeof *sv->rec_part);
-	}
-	if (results_size > sv->results_size) {
-		free(sv->results);
-		sv->results = pl_alloc(NULL, results_size);
-		sv->results_size = results_size;
-	}
+	if (n <= sv->cap)
+		return;
+	sv->cap = n;
+	sv->grids = driver_realloc(sv->grids, (size_t)n * sizeof *sv->grids);
+	sv->st = driver_realloc(sv->st, (size_t)n * sizeof *sv->st);
+	sv->rec = driver_realloc(sv->rec, (size_t)n * sizeof *sv->rec);
+	sv->rec_part = driver_realloc(sv->rec_part, (size_t)n * sizeof *sv->rec_part);
 }
 
 static void solver_free(struct solver *sv)
 {
 	free(sv->grids);
-	free(sv->res);
 	free(sv->st);
 	free(sv->rec);
 	free(sv->rec_part);
-	free(sv->results);
+	batch_results_free(&sv->results);
 }
 
 /* Solves a batch's puzzles in one call, with the solving thread's own
  * results, copied into the records' room afterwards. */
 static void pl_solve(struct batch *b, struct solver *sv)
 {
-	int n = 0, cells = 0;
-	for (int k = 0; k < b->nparts; k++) {
-		const struct part *pt = &b->part[k];
-		n += pt->nrec;
-		for (int i = 0; i < pt->nrec; i++)
-			if (pt->rec[i].puzzle && record_grid_cells(pt, &pt->rec[i]) > cells)
-				cells = record_grid_cells(pt, &pt->rec[i]);
-	}
-	const size_t stride = short_result_size(cells);
-	solver_reserve(sv, n + 1, (size_t)(n + 1) * stride);
+	int n = 0;
+	for (int k = 0; k < b->nparts; k++)
+		n += b->part[k].nrec;
+	solver_reserve(sv, n + 1);
 	const struct grid **grids = sv->grids;
-	struct solve_result **res = sv->res;
 	enum solve_status *st = sv->st;
 	struct record **rec = sv->rec;
 	struct part **rec_part = sv->rec_part;
@@ -557,11 +516,11 @@ static void pl_solve(struct batch *b, struct solver *sv)
 			rec[n] = r;
 			rec_part[n] = pt;
 			grids[n] = g;
-			res[n] = (struct solve_result *)(void *)(sv->results + (size_t)n * stride);
 			n++;
 		}
 	}
 	if (n) {
+		struct solve_result **res = batch_results(&sv->results, grids, n);
 		struct worker_ctx ctx;
 		char where[sizeof prefix + 32];
 		snprintf(where, sizeof where, "%sline %ld", prefix, rec[0]->line);
@@ -597,14 +556,10 @@ static void pl_solve(struct batch *b, struct solver *sv)
 	}
 }
 
-/* A solving thread: none takes a batch before init is done, and those
- * beyond init's wi->batches end then. */
-static void *pl_solve_main(void *arg)
+/* Solves batches in turn, until the input has none left. */
+static void *pl_solve_loop(void *arg)
 {
-	const int index = (int)(intptr_t)arg;
-	pthread_once(&pl_init_once, pl_init_joined);
-	if (index >= pl.solvers)
-		return NULL;
+	(void)arg;
 	struct solver sv = {0};
 	for (;;) {
 		pthread_mutex_lock(&pl.lock);
@@ -618,6 +573,23 @@ static void *pl_solve_main(void *arg)
 		pl_hand_on(b, BATCH_SOLVED);
 	}
 	solver_free(&sv);
+	return NULL;
+}
+
+/* The first solving thread: after init (no batch is solved before), it
+ * starts as many more as init's wi->batches asks for. */
+static void *pl_solve_main(void *arg)
+{
+	(void)arg;
+	pthread_once(&pl_init_once, pl_init_joined);
+	pthread_t more[PIPE_SOLVERS_MAX];
+	int started = 0;
+	for (int n = batch_threads(PIPE_SOLVERS_MAX); started + 1 < n; started++)
+		if (pthread_create(&more[started], NULL, pl_solve_loop, NULL) != 0)
+			break; /* fewer at once, then */
+	pl_solve_loop(NULL);
+	for (int i = 0; i < started; i++)
+		pthread_join(more[i], NULL);
 	return NULL;
 }
 
@@ -693,11 +665,10 @@ int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
 		fprintf(stderr, "%s: cannot start a thread\n", program);
 		return 2;
 	}
-	pthread_t parser, solver[PIPE_SOLVERS_MAX], formatter;
+	pthread_t parser, solver, formatter;
 	bool ok = pthread_create(&parser, NULL, pl_parse_main, NULL) == 0 &&
-		  pthread_create(&formatter, NULL, pl_format_main, NULL) == 0;
-	for (int i = 0; ok && i < PIPE_SOLVERS_MAX; i++)
-		ok = pthread_create(&solver[i], NULL, pl_solve_main, (void *)(intptr_t)i) == 0;
+		  pthread_create(&formatter, NULL, pl_format_main, NULL) == 0 &&
+		  pthread_create(&solver, NULL, pl_solve_main, NULL) == 0;
 	if (!ok) {
 		fprintf(stderr, "%s: cannot start a thread\n", program);
 		return 2;
@@ -727,8 +698,7 @@ int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
 	pthread_cond_broadcast(&pl.wake);
 	pthread_mutex_unlock(&pl.lock);
 	pthread_join(parser, NULL);
-	for (int i = 0; i < PIPE_SOLVERS_MAX; i++)
-		pthread_join(solver[i], NULL);
+	pthread_join(solver, NULL);
 	pthread_join(formatter, NULL);
 	/* no batch at all (no input could be opened): the device still decides */
 	pthread_once(&pl_init_once, pl_init_joined);

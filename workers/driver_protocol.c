@@ -162,7 +162,7 @@ static bool input_done, quitting;
 /* The ids in flight, queued or being solved, each with its job: a new
  * request's id is checked, and a cancel finds its job, in constant time
  * (a scan of the queue made a ping wait seconds behind 40,000 solves).
- * Chained through the jobs; at most PROTO_QUEUE_MAX + two batches of ids,
+ * Chained through the jobs; at most PROTO_QUEUE_MAX + a few batches of ids,
  * four to a bucket then, none or one for the racer's few hundred in flight
  * (a table of 2^18 buckets missed the cache on every look-up). */
 #define ID_BUCKETS (1u << 14)
@@ -243,16 +243,23 @@ static void queue_unlink(struct job *j)
 }
 
 /* The batches being solved: one at a time, or for an algorithm with
- * solve_batch two (the GPU's expansion of one beside the other's
- * launches), each taken by a solving thread of its own; answers go out in
- * the order the requests came (turns, by a batch's place in the queue). */
-#define PROTO_SOLVERS 8 /* init's wi->batches, at most (2 by default) */
+ * solve_batch init's wi->batches (the GPU's expansion of one beside the
+ * others' launches), each taken by a solving thread of its own; answers go
+ * out in the order the requests came (turns, by a batch's place in the
+ * queue). */
+#define PROTO_SOLVERS 8 /* batch_threads' most */
 struct slot {
 	struct job **jobs; /* opt.batch at most */
 	int n;
 	struct worker_ctx *ctx;
 	bool waiting; /* solved, waiting for its turn to answer */
 	struct grid *whole; /* a job's short grid made whole for solve() */
+	struct solve_result *whole_result; /* solve()'s */
+	/* a batch's, kept from batch to batch (opt.batch each) */
+	const struct grid **grids;
+	enum solve_status *st;
+	bool *ack;
+	struct batch_results results;
 };
 static struct slot slots[PROTO_SOLVERS];
 static int nslots;
@@ -328,6 +335,15 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 	return kept;
 }
 
+/* Called with queue_lock held: j's cancel is acknowledged while its batch
+ * runs on (nothing is sent when it ends), and its id is free for a new
+ * solve at once (PROTOCOL.md 4). */
+static void acknowledged_early(struct job *j)
+{
+	j->acked = true;
+	id_remove(j);
+}
+
 static void handle_cancel(const char *id)
 {
 	pthread_mutex_lock(&queue_lock);
@@ -344,12 +360,8 @@ static void handle_cancel(const char *id)
 		 * the batch before it, must not hold this acknowledgement back
 		 * (PROTOCOL.md 8): send it now, and nothing when it answers */
 		bool ack_now = (!all || sl->waiting) && !j->acked;
-		if (ack_now) {
-			/* answered: its id is free for a new solve at once
-			 * (PROTOCOL.md 4), though its batch runs on */
-			j->acked = true;
-			id_remove(j);
-		}
+		if (ack_now)
+			acknowledged_early(j);
 		pthread_mutex_unlock(&queue_lock);
 		if (ack_now)
 			send_cancelled(id, false);
@@ -531,40 +543,6 @@ static void end_turn(void)
 static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 {
 	struct worker_ctx ctx = {.id = jobs[0]->id};
-	/* one puzzle at a time with one solving thread (all but the GPU): its
-	 * result is kept, and only the fields an algorithm may leave alone are
-	 * cleared (the solution is written whole when there is one) */
-	static struct solve_result one_res;
-	static enum solve_status one_st;
-	struct solve_result *one = &one_res;
-	struct solve_result **res = &one; /* res[i]: puzzle i's */
-	enum solve_status *st = &one_st;
-	char *results = NULL;
-	bool own = n > 1 || nslots > 1;
-	if (own) {
-		/* a batch's results are short (worker.h): a few MB for a big
-		 * batch, not 4 KB a puzzle; solve() gets a whole one */
-		int cells = 0;
-		for (int i = 0; i < n; i++)
-			cells = jobs[i]->grid.cells > cells ? jobs[i]->grid.cells : cells;
-		size_t stride = n == 1 ? sizeof(struct solve_result)
-				       : (offsetof(struct solve_result, solution) + offsetof(struct grid, cell) +
-					  (size_t)cells + 7) & ~(size_t)7;
-		results = calloc((size_t)n, stride);
-		res = calloc((size_t)n, sizeof *res);
-		st = calloc((size_t)n, sizeof *st);
-		if (!results || !res || !st) {
-			fprintf(stderr, "%s: out of memory\n", program);
-			exit(2);
-		}
-		for (int i = 0; i < n; i++)
-			res[i] = (struct solve_result *)(void *)(results + (size_t)i * stride);
-	} else {
-		one_res.count = 0;
-		one_res.nodes = 0;
-		one_res.reason[0] = '\0';
-		grid_init(&one_res.solution, GRID_MIN_BOX);
-	}
 	long limit = 0;
 	for (int i = 0; i < n; i++)
 		limit = jobs[i]->limit_ms > limit ? jobs[i]->limit_ms : limit;
@@ -574,19 +552,26 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 	if (quitting)
 		ctx_stop(&ctx, STOP_QUIT);
 	pthread_mutex_unlock(&queue_lock);
+	struct solve_result **res;
+	enum solve_status *st = sl->st;
 	if (n == 1) {
-		/* solve() may copy its puzzle whole (worker.h): a whole grid */
+		/* solve() may copy its puzzle whole and write its solution whole
+		 * (worker.h): whole ones, kept; only the fields an algorithm may
+		 * leave alone are cleared */
+		struct solve_result *r = sl->whole_result;
+		r->count = 0;
+		r->nodes = 0;
+		r->reason[0] = '\0';
+		grid_init(&r->solution, GRID_MIN_BOX);
 		const struct grid *g = &jobs[0]->grid;
 		memcpy(sl->whole, g, offsetof(struct grid, cell) + (size_t)g->cells);
-		st[0] = ALGO.solve(sl->whole, res[0], &ctx);
+		st[0] = ALGO.solve(sl->whole, r, &ctx);
+		res = &sl->whole_result;
 	} else {
-		const struct grid **grids = calloc((size_t)n, sizeof *grids);
-		if (!grids)
-			exit(2);
 		for (int i = 0; i < n; i++)
-			grids[i] = &jobs[i]->grid;
-		ALGO.solve_batch(grids, n, res, st, &ctx);
-		free(grids);
+			sl->grids[i] = &jobs[i]->grid;
+		res = batch_results(&sl->results, sl->grids, n);
+		ALGO.solve_batch(sl->grids, n, res, st, &ctx);
 	}
 	double ms = worker_elapsed_ms(&ctx);
 	if (nslots > 1) {
@@ -595,23 +580,18 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 		 * acknowledged now (with one slot, its turn is now: the
 		 * acknowledgement goes with the answers, and the lock is taken
 		 * once a puzzle, not four times) */
-		bool *ack = calloc((size_t)n, sizeof *ack);
-		if (!ack) {
-			fprintf(stderr, "%s: out of memory\n", program);
-			exit(2);
-		}
+		bool *ack = sl->ack;
 		pthread_mutex_lock(&queue_lock);
 		sl->waiting = true;
-		for (int i = 0; i < n; i++)
-			if (atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked) {
-				ack[i] = jobs[i]->acked = true;
-				id_remove(jobs[i]);
-			}
+		for (int i = 0; i < n; i++) {
+			ack[i] = atomic_load(&jobs[i]->cancelled) && !jobs[i]->acked;
+			if (ack[i])
+				acknowledged_early(jobs[i]);
+		}
 		pthread_mutex_unlock(&queue_lock);
 		for (int i = 0; i < n; i++)
 			if (ack[i])
 				send_cancelled(jobs[i]->id, false);
-		free(ack);
 		wait_turn(turn);
 	}
 	pthread_mutex_lock(&queue_lock);
@@ -631,11 +611,6 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 		end_turn();
 	else
 		turn_now++;
-	if (own) {
-		free(results);
-		free(res);
-		free(st);
-	}
 }
 
 /* A solving thread: takes the next batch from the queue into its slot. */
@@ -718,15 +693,18 @@ int protocol_main(void)
 {
 	pthread_t reader, solver[PROTO_SOLVERS];
 	signal(SIGPIPE, SIG_IGN);
-	nslots = !ALGO.solve_batch ? 1 : device.batches < 1 ? 2 : device.batches > PROTO_SOLVERS ? PROTO_SOLVERS : device.batches;
+	nslots = ALGO.solve_batch ? batch_threads(PROTO_SOLVERS) : 1;
 	id_set = calloc(ID_BUCKETS, sizeof *id_set);
 	if (!id_set)
 		return 2;
 	for (int k = 0; k < nslots; k++) {
-		slots[k].jobs = calloc((size_t)opt.batch, sizeof *slots[k].jobs);
-		slots[k].whole = malloc(sizeof *slots[k].whole);
-		if (!slots[k].jobs || !slots[k].whole)
-			return 2;
+		struct slot *sl = &slots[k];
+		sl->jobs = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->jobs);
+		sl->whole = driver_realloc(NULL, sizeof *sl->whole);
+		sl->whole_result = driver_realloc(NULL, sizeof *sl->whole_result);
+		sl->grids = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->grids);
+		sl->st = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->st);
+		sl->ack = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->ack);
 	}
 	const struct msg_hello hello = {
 		.name = ALGO.name,
