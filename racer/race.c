@@ -1392,6 +1392,18 @@ static void stage_timer_cb(evutil_socket_t fd, short what, void *arg);
 /* The presolver's clock of a puzzle starts when its process begins it. A
  * pending timer is left as it is: it fires at an earlier head's deadline
  * and is set again then (one timer event per budget, not per puzzle). */
+/* Whether pz, the head of presolver process p, may escalate: not while
+ * the cancel that takes it back (take_back_queued) is on its way. Its
+ * "cancelled" races it again from the start; escalated before, its race
+ * could end with every other entry skipped and that cancel its only
+ * outcome: "unsolved" (seen on 16 cores, the timer's event before the
+ * read's). */
+static bool may_escalate(const struct puzzle *pz, const struct proc *p)
+{
+	return pz && pz->state == PZ_RACING && pz->stage == STAGE_FIRST && pz->first_spec == p->spec->index &&
+	       !pz->requeue;
+}
+
 static void arm_stage_timer(struct proc *p, const struct puzzle *pz)
 {
 	if (!p->stage_timer && !(p->stage_timer = evtimer_new(base, stage_timer_cb, p)))
@@ -1424,7 +1436,7 @@ void race_head_started(struct proc *p)
 		p->held = pz->escalated && pz->first_spec == p->spec->index;
 	else if (pz->overdue)
 		p->held = true;
-	else if (pz->stage == STAGE_FIRST && pz->first_spec == p->spec->index)
+	else if (may_escalate(pz, p))
 		arm_stage_timer(p, pz);
 }
 
@@ -1436,7 +1448,7 @@ static void stage_timer_cb(evutil_socket_t fd, short what, void *arg)
 	if (stopped || !proc_ready(p) || !p->ninflight)
 		return;
 	struct puzzle *pz = race_find(p->inflight[0].seq);
-	if (!pz || pz->state != PZ_RACING || pz->stage != STAGE_FIRST || pz->first_spec != p->spec->index)
+	if (!may_escalate(pz, p))
 		return;
 	double ran = ms_since(p->head_ns), budget = schedule_budget_ms(pz->item.grid.box);
 	if (p->spec->batch > 1)
@@ -1472,8 +1484,7 @@ static void escalate_waiting(void)
 			if (!proc_ready(p) || !p->ninflight)
 				continue;
 			struct puzzle *pz = race_find(p->inflight[0].seq);
-			if (pz && pz->state == PZ_RACING && pz->stage == STAGE_FIRST && pz->overdue &&
-			    (!oldest || pz->start_ns < oldest->start_ns))
+			if (may_escalate(pz, p) && pz->overdue && (!oldest || pz->start_ns < oldest->start_ns))
 				oldest = pz;
 		}
 		if (!oldest)

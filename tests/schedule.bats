@@ -51,6 +51,19 @@ summary() {
 	assert_line "12 ok, 0 none, 0 wrong"
 }
 
+@test "staged: a puzzle being taken back is not escalated while its cancel is on its way" {
+	# one process of one entry: the first puzzle escalates at the budget,
+	# and the one queued behind it is taken back; that cancel is answered
+	# 0.6 s late, after the second puzzle has become the head. Escalated
+	# then, it ended with nobody racing it: "unsolved" (seen on 16 cores)
+	head -n 2 "$DATA/easy9.txt" >"$T/in"
+	e="fake-slowpoke:answers=$T/answers:delay=0.3:cancel-lag=0.6"
+	run --separate-stderr race --stats -j 1 --budget 0.05 --grace 2 --presolver fake-slowpoke \
+		--workers "$e" "$T/in"
+	assert_success
+	assert_output "$(head -n 2 "$DATA/easy9.solutions")"
+}
+
 @test "--schedule=all: every worker gets every puzzle at once" {
 	run --separate-stderr race --stats --schedule=all --workers "$(slowpoke 0.2)","$(slowpoke 0.4)" \
 		"$DATA/easy9.txt"
