@@ -92,6 +92,8 @@ static void print_help(void)
 	       "                         number of processors; with --count, of its\n"
 	       "                         confirmer too), N/4 (at least 1) of each other\n"
 	       "                         worker, one GPU worker; each started when needed\n"
+	       "                         (presolver processes double once those running\n"
+	       "                         were busy for twice a start's time)\n"
 	       "      --schedule=WHEN    staged (default): the presolver first, the others\n"
 	       "                         after its budget; all: every worker at once\n"
 	       "      --budget=SECS      the presolver's time alone on a puzzle, fixed\n"

@@ -710,8 +710,9 @@ static bool start_race(struct puzzle *pz)
 			pool_start_spec(s);
 			p = pool_pick(s, true);
 			/* a process with work queued: one more is started while
-			 * this one takes the puzzle */
-			if (p ? p->ninflight >= GROW_AT : !pool_spec_starting(s))
+			 * this one takes the puzzle, when the work so far pays
+			 * for its start (pool_may_grow) */
+			if (p ? p->ninflight >= GROW_AT && pool_may_grow(s) : !pool_spec_starting(s))
 				pool_grow(s);
 			/* a process is filled up to DEPTH once it is down to half of
 			 * it: lines go out, and answers come back, several at a time */

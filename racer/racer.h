@@ -134,6 +134,10 @@ struct worker_spec {
 	int first, nprocs;    /* its processes in procs[] */
 	bool started;         /* its processes were started (lazily) */
 	int nstarted;         /* how many of them: one, then more as needed */
+	/* pool_may_grow: processes allowed now, when the next doubling is,
+	 * and its first process's start (spawn to hello) */
+	int grow_allowed;
+	uint64_t grow_after_ns, start_cost_ns;
 	bool presolver;       /* the presolver of some size: -j processes */
 	bool confirmer;       /* --count: the first confirmer of some size: -j too */
 	/* deaths since the last well-formed final message, over all its copies */
@@ -299,6 +303,8 @@ void pool_start_all(void);
 /* One more process of an entry (its first, if none): false when all are
  * started (or it is out). */
 bool pool_grow(struct worker_spec *s);
+/* May a presolver entry with work queued start one more process now? */
+bool pool_may_grow(struct worker_spec *s);
 /* Is one of its processes saying hello yet? */
 bool pool_spec_starting(const struct worker_spec *s);
 bool pool_started(void);

@@ -341,13 +341,26 @@ json_field() {
 }
 
 @test "-j 2: two presolver processes, answers in input order" {
-	for i in $(seq 1 20); do cat "$DATA/easy9.txt"; done >"$T/in"
+	# enough work (tens of ms) to pay for a second process's start
+	xz -dc "$top_srcdir/puzzles/9x9/puzzles2_17_clue.xz" | grep -v '^#' | head -n 10000 >"$T/in"
 	run --separate-stderr race -j 2 --stats "$T/in"
 	assert_success
 	[[ $stderr == *"processes started: cp x2"* ]]
 	printf '%s\n' "${lines[@]}" >"$T/out"
 	run verify "$T/in" "$T/out"
+	assert_line "10000 ok, 0 none, 0 wrong"
+}
+
+@test "-j 8: a small easy file costs one process's start, not eight" {
+	for i in $(seq 1 20); do cat "$DATA/easy9.txt"; done >"$T/in"
+	run --separate-stderr race -j 8 --stats "$T/in"
+	assert_success
+	printf '%s\n' "${lines[@]}" >"$T/out"
+	run verify "$T/in" "$T/out"
 	assert_line "60 ok, 0 none, 0 wrong"
+	# more processes start only once those started were busy for twice
+	# their start: 60 easy puzzles take a fraction of one start
+	[[ $stderr == *"processes started: cp x1"* ]]
 }
 
 @test "a size no worker takes: '# unsupported'" {
