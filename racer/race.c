@@ -168,11 +168,12 @@ static void list_remove(struct list *l, struct puzzle *pz)
 }
 
 /* The ring's memory. A 9x9 puzzle uses a slot's first kilobyte, and the
- * slots in use at once on an easy file were a page fault each, twice: once
- * on first touch, and again after each fork of a worker made the racer's
- * pages copy-on-write (2,900 faults, the racer's largest cost on 10,000
- * 17-clue puzzles). The ring is not inherited (a worker execs at once)
- * and is in huge pages where the kernel gives them on request: 580 faults. */
+ * slots in use at once on an easy file were a page fault each (2,900
+ * faults, the racer's largest cost on 10,000 17-clue puzzles). Past its
+ * first 2 MB (the few hundred slots a small file uses, where zeroing a
+ * whole huge page cost one puzzle's cold start 0.2 ms) the ring is in
+ * huge pages where the kernel gives them on request: 580 faults. It is
+ * not inherited: a worker execs at once. */
 #define HUGE_PAGE ((size_t)2 << 20)
 
 static void *ring_alloc(size_t size)
@@ -188,7 +189,8 @@ static void *ring_alloc(size_t size)
 			(void)munmap(p, lead);
 		(void)munmap(p + lead + size, HUGE_PAGE - lead);
 		p += lead;
-		(void)madvise(p, size, MADV_HUGEPAGE);
+		if (size > HUGE_PAGE)
+			(void)madvise(p + HUGE_PAGE, size - HUGE_PAGE, MADV_HUGEPAGE);
 #ifdef MADV_DONTFORK
 		(void)madvise(p, size, MADV_DONTFORK);
 #endif
