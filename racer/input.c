@@ -155,7 +155,7 @@ static void end_source(void)
 
 static void read_chunk(void)
 {
-	int n = evbuffer_read(buf, fd, CHUNK);
+	ssize_t n = read_into(buf, fd, CHUNK);
 	if (n < 0) {
 		if (errno == EINTR || errno == EAGAIN)
 			return;

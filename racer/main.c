@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <event2/buffer.h>
 #include <event2/event.h>
 
 #include "racer.h"
@@ -88,6 +89,19 @@ void *xcalloc(size_t n, size_t size)
 	if (!p)
 		die("out of memory");
 	return p;
+}
+
+ssize_t read_into(struct evbuffer *buf, int fd, size_t most)
+{
+	struct evbuffer_iovec v;
+	if (evbuffer_reserve_space(buf, (ev_ssize_t)most, &v, 1) < 1)
+		die("out of memory");
+	ssize_t n = read(fd, v.iov_base, most < v.iov_len ? most : v.iov_len);
+	int saved = errno;
+	v.iov_len = n > 0 ? (size_t)n : 0;
+	evbuffer_commit_space(buf, &v, 1);
+	errno = saved;
+	return n;
 }
 
 char *xstrdup(const char *s)

@@ -30,6 +30,8 @@
 #define INFLIGHT_CAP 1024
 /* The niceness of the processes of entries that presolve no size. */
 #define NICE_OTHERS 10
+/* A worker's answers read at once, at most (a pipe holds 64 kB). */
+#define FROM_CHUNK 65536
 
 const char *proc_state_name(enum proc_state s)
 {
@@ -456,6 +458,12 @@ static void from_read_cb(struct bufferevent *bev, void *arg)
 {
 	struct proc *p = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
+	/* the bufferevent read 4 kB; what else is there comes in one read
+	 * (an end of file or an error it meets again, and reports). Its
+	 * input's end is frozen outside its own reads, as it does here. */
+	evbuffer_unfreeze(in, 0);
+	(void)read_into(in, bufferevent_getfd(bev), FROM_CHUNK);
+	evbuffer_freeze(in, 0);
 	read_ns = now_ns();
 	for (;;) {
 		size_t avail = evbuffer_get_length(in);
