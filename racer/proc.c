@@ -90,8 +90,12 @@ static void free_pipes(struct proc *p)
 		p->to = NULL;
 	}
 	if (p->from) {
-		bufferevent_free(p->from);
+		evutil_socket_t fd = event_get_fd(p->from);
+		event_free(p->from);
+		close(fd);
+		evbuffer_free(p->from_buf);
 		p->from = NULL;
+		p->from_buf = NULL;
 	}
 }
 
@@ -454,16 +458,20 @@ static void handle_line(struct proc *p, char *line, size_t len)
 	}
 }
 
-static void from_read_cb(struct bufferevent *bev, void *arg)
+static void from_ended(struct proc *p);
+
+static void from_read_cb(evutil_socket_t fd, short what, void *arg)
 {
+	(void)what;
 	struct proc *p = arg;
-	struct evbuffer *in = bufferevent_get_input(bev);
-	/* the bufferevent read 4 kB; what else is there comes in one read
-	 * (an end of file or an error it meets again, and reports). Its
-	 * input's end is frozen outside its own reads, as it does here. */
-	evbuffer_unfreeze(in, 0);
-	(void)read_into(in, bufferevent_getfd(bev), FROM_CHUNK);
-	evbuffer_freeze(in, 0);
+	struct evbuffer *in = p->from_buf;
+	ssize_t n = read_into(in, fd, FROM_CHUNK);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		from_ended(p);
+		return;
+	}
 	read_ns = now_ns();
 	for (;;) {
 		size_t avail = evbuffer_get_length(in);
@@ -510,15 +518,11 @@ static void from_read_cb(struct bufferevent *bev, void *arg)
 	}
 }
 
-static void from_event_cb(struct bufferevent *bev, short what, void *arg)
+/* Its output's end of file, or a read error: a line cut short is dropped. */
+static void from_ended(struct proc *p)
 {
-	(void)bev;
-	struct proc *p = arg;
-	if (!(what & (BEV_EVENT_EOF | BEV_EVENT_ERROR)))
-		return;
 	p->eof = true;
-	if (p->from)
-		bufferevent_disable(p->from, EV_READ);
+	event_del(p->from);
 	/* a worker that closed its output is of no more use, even alive */
 	if (p->state != PROC_STOPPING && !proc_finished(p))
 		proc_stop(p, OUT_DIED, true);
@@ -657,13 +661,12 @@ void proc_spawn(struct proc *p)
 	evutil_make_socket_nonblocking(to[1]);
 	evutil_make_socket_nonblocking(from[0]);
 	p->pid = pid;
-	p->from = bufferevent_socket_new(base, from[0], BEV_OPT_CLOSE_ON_FREE);
+	p->from = event_new(base, from[0], EV_READ | EV_PERSIST, from_read_cb, p);
+	p->from_buf = evbuffer_new();
 	p->to = bufferevent_socket_new(base, to[1], BEV_OPT_CLOSE_ON_FREE);
-	if (!p->from || !p->to)
+	if (!p->from || !p->from_buf || !p->to || event_add(p->from, NULL) < 0)
 		die("cannot set up the pipes of a worker");
-	bufferevent_setcb(p->from, from_read_cb, NULL, from_event_cb, p);
 	bufferevent_setcb(p->to, NULL, NULL, to_event_cb, p);
-	bufferevent_enable(p->from, EV_READ);
 	bufferevent_enable(p->to, EV_WRITE);
 	timer_in(p, opt.hello_timeout_s * 1000);
 	return;

@@ -50,14 +50,14 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Out of memory or a broken invariant of the system: exit 2. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void *xmalloc(size_t n);
-/* One read(2) of up to most bytes onto buf's end: evbuffer_read, and so
- * bufferevents, read 4 kB at most (libevent 2.1), which made the racer's
- * reads, their FIONREAD and epoll_wait a tenth of its system calls' time
- * on easy puzzles. Returns read's result, errno kept. */
-struct evbuffer;
-ssize_t read_into(struct evbuffer *buf, int fd, size_t most);
 void *xcalloc(size_t n, size_t size);
 char *xstrdup(const char *s);
+/* One read(2) of up to most bytes onto buf's end: evbuffer_read, and so
+ * bufferevents, read 4 kB at most (libevent 2.1), each with a FIONREAD;
+ * the input and the workers' answers came in 4 kB reads. Returns read's
+ * result, errno kept. */
+struct evbuffer;
+ssize_t read_into(struct evbuffer *buf, int fd, size_t most);
 
 /* --- main.c: the run as a whole --- */
 
@@ -241,7 +241,10 @@ struct proc {
 	enum outcome why;        /* what its requests in flight become when it ends */
 	bool strike;              /* its end counts against its entry */
 	bool was_starting;        /* it ended before hello */
-	struct bufferevent *from; /* the worker's standard output */
+	/* the worker's standard output: an event of our own, read in 64 kB
+	 * (a bufferevent reads 4 kB at most, libevent 2.1), and what was read */
+	struct event *from;
+	struct evbuffer *from_buf;
 	struct bufferevent *to;   /* the worker's standard input */
 	struct event *timer;      /* hello timeout, grace, kill after SIGTERM, respawn */
 	struct event *stage_timer; /* race.c's: the head puzzle's budget */
