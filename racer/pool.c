@@ -127,8 +127,9 @@ bool pool_may_grow(struct worker_spec *s)
 		return false; /* and no clock read: this is asked once a puzzle */
 	if (s->nstarted < s->grow_allowed)
 		return true;
+	/* asked with a process of s ready: its first start is measured */
 	uint64_t now = now_ns();
-	if (!s->start_cost_ns || now < s->grow_after_ns)
+	if (now < s->grow_after_ns)
 		return false;
 	s->grow_allowed = s->nstarted < s->nprocs / 2 ? 2 * s->nstarted : s->nprocs;
 	s->grow_after_ns = now + GROW_PAYBACK * s->start_cost_ns;

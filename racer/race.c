@@ -1429,9 +1429,6 @@ void race_pool_changed(void)
 
 static void stage_timer_cb(evutil_socket_t fd, short what, void *arg);
 
-/* The presolver's clock of a puzzle starts when its process begins it. A
- * pending timer is left as it is: it fires at an earlier head's deadline
- * and is set again then (one timer event per budget, not per puzzle). */
 /* Whether pz, the head of presolver process p, may escalate: not while
  * the cancel that takes it back (take_back_queued) is on its way. Its
  * "cancelled" races it again from the start; escalated before, its race
@@ -1444,6 +1441,9 @@ static bool may_escalate(const struct puzzle *pz, const struct proc *p)
 	       !pz->requeue;
 }
 
+/* The presolver's clock of a puzzle starts when its process begins it. A
+ * pending timer is left as it is: it fires at an earlier head's deadline
+ * and is set again then (one timer event per budget, not per puzzle). */
 static void arm_stage_timer(struct proc *p, const struct puzzle *pz)
 {
 	if (!p->stage_timer && !(p->stage_timer = evtimer_new(base, stage_timer_cb, p)))

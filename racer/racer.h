@@ -312,7 +312,8 @@ void pool_start_all(void);
 /* One more process of an entry (its first, if none): false when all are
  * started (or it is out). */
 bool pool_grow(struct worker_spec *s);
-/* May a presolver entry with work queued start one more process now? */
+/* May a presolver entry with work queued on a ready process start one
+ * more process now? */
 bool pool_may_grow(struct worker_spec *s);
 /* Is one of its processes saying hello yet? */
 bool pool_spec_starting(const struct worker_spec *s);
