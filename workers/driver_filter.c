@@ -32,6 +32,9 @@ struct pending {
 
 static struct pending *pending;
 static int npending, nsolve;
+/* the puzzles of one call, pointers into pending: as many, kept (a malloc
+ * and free a call was one per puzzle for sudoku-cp) */
+static struct pending **run;
 int exit_status;
 static const char *input_name; /* NULL for standard input */
 
@@ -41,12 +44,7 @@ char *out_room(struct out_buf *o, size_t more)
 		size_t cap = o->cap ? o->cap : 4096;
 		while (cap < o->len + more + 1)
 			cap *= 2;
-		char *p = realloc(o->p, cap);
-		if (!p) {
-			fprintf(stderr, "%s: out of memory\n", program);
-			exit(2);
-		}
-		o->p = p;
+		o->p = driver_realloc(o->p, cap);
 		o->cap = cap;
 	}
 	return o->p + o->len;
@@ -235,20 +233,12 @@ static void flush_pending(void)
 	int first = 0;
 	while (first < npending) {
 		/* the puzzles of one call: a run of up to opt.batch to solve */
-		/* on the heap: a batch of 8192 results would be tens of MB of stack */
-		struct pending **run = malloc((size_t)npending * sizeof *run);
-		if (!run) {
-			fprintf(stderr, "%s: out of memory\n", program);
-			exit(2);
-		}
 		int n = 0;
 		for (int i = first; i < npending && n < opt.batch; i++)
 			if (pending[i].solve)
 				run[n++] = &pending[i];
-		if (n == 0) {
-			free(run);
+		if (n == 0)
 			break;
-		}
 		struct worker_ctx ctx;
 		/* only progress reports name the line: formatting it for every
 		 * puzzle cost a tenth of sudoku-cp's time on easy 9x9 sets */
@@ -276,7 +266,6 @@ static void flush_pending(void)
 		}
 		/* the answered part ends just after the last puzzle of the run */
 		int last = (int)(run[n - 1] - pending);
-		free(run);
 		for (int i = first; i <= last; i++) {
 			print_pending(&pending[i]);
 			if (pending[i].failed)
@@ -339,8 +328,8 @@ static int filter_input(int fd)
 {
 	struct line_reader lr;
 	struct puzzle_stream ps;
-	struct stream_item *item = malloc(sizeof *item);
-	if (!item || line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0) {
+	struct stream_item *item = driver_realloc(NULL, sizeof *item);
+	if (line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0) {
 		fprintf(stderr, "%s: out of memory\n", program);
 		exit(2);
 	}
@@ -400,6 +389,7 @@ int filter_main(int argc, char **argv, int first)
 		fprintf(stderr, "%s: out of memory\n", program);
 		return 2;
 	}
+	run = driver_realloc(NULL, (size_t)(2 * opt.batch + 4) * sizeof *run);
 	int status = 0;
 	if (first >= argc) {
 		input_name = NULL;
@@ -430,6 +420,7 @@ int filter_main(int argc, char **argv, int first)
 		return 2;
 	}
 	free(pending);
+	free(run);
 	return status ? status : exit_status;
 }
 

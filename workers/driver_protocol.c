@@ -324,10 +324,7 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 		*spares = kept->next;
 	} else {
 		room = size;
-		if (!(kept = malloc(size))) {
-			fprintf(stderr, "%s: out of memory\n", program);
-			exit(2);
-		}
+		kept = driver_realloc(NULL, size);
 	}
 	memcpy(kept, j, size);
 	kept->room = room;
@@ -617,11 +614,7 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 static void *solver_main(void *arg)
 {
 	struct slot *sl = arg;
-	struct job **copy = malloc((size_t)opt.batch * sizeof *copy);
-	if (!copy) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
-	}
+	struct job **copy = driver_realloc(NULL, (size_t)opt.batch * sizeof *copy);
 	struct job *answered = NULL; /* for spare_jobs, when the lock is next held */
 	for (;;) {
 		int n = 0;
