@@ -67,7 +67,7 @@ double worker_elapsed_ms(const struct worker_ctx *ctx)
 void ctx_start(struct worker_ctx *ctx, double limit_s, long progress_ms, long count,
 		      uint64_t seed)
 {
-	atomic_init(&ctx->stop, STOP_NONE);
+	atomic_store(&ctx->stop, STOP_NONE); /* a reader may stop it (driver_protocol.c) */
 	ctx->start_ns = now_ns();
 	ctx->deadline_ns = limit_s > 0 ? ctx->start_ns + (uint64_t)(limit_s * 1e9) : 0;
 	ctx->progress_ns = progress_ms > 0 ? (uint64_t)progress_ms * 1000000u : 0;
