@@ -39,6 +39,16 @@ int main(void)
 	ok(parse("solve p/1 1234", &m, line, err) < 0, "a bad id is malformed");
 	ok(parse("   ", &m, line, err) < 0, "an empty line is malformed");
 	ok(parse("ping\x01", &m, line, err) < 0, "a control character is malformed");
+	/* words are cut 16 bytes a step: a stop in each half of a step, and past one */
+	ok(parse("solve p 1234567890123456789\x7f" "1", &m, line, err) < 0 && strstr(err, "0x7f at byte 28"),
+	   "DEL deep in a long word is found, at its byte");
+	ok(parse("solve p 1234\t67890123456789", &m, line, err) < 0 && strstr(err, "0x09 at byte 13"),
+	   "a tab in a word's first 8 bytes is found");
+	ok(parse("solve p 12345678901\x1f", &m, line, err) < 0 && strstr(err, "0x1f at byte 20"),
+	   "a control character in a step's second half is found");
+	ok(parse("solve p 12345678901234567890123456789012 x=1", &m, line, err) == 0 &&
+		   strlen(m.argv[0]) == 32 && m.nfields == 1,
+	   "a word of two whole steps ends at its space");
 	ok(parse("error - line 3 is too long", &m, line, err) == 0 && m.type == MSG_ERROR, "error - parses");
 	is_str(m.id, "-", "with the id -");
 	ok(parse("error p2 invalid puzzle: a=b", &m, line, err) == 0 && m.nfields == 0,
