@@ -114,6 +114,31 @@ error q65538 queue full: 65536 requests are waiting"
 	send "quit"
 }
 
+@test "queue: solves taken to be solved next are still cancelled at once, and answered once" {
+	start_session "$SPIN" --protocol
+	expect_line '^hello spin '
+	# one write: the solver takes h and the two behind it from the queue together
+	printf 'solve h %s progress_ms=50\nsolve a %s limit_ms=50\nsolve b %s\n' "$P4" "$P4" "$P4" >&"$W_IN"
+	expect_line '^progress h ' 5
+	send "cancel b"
+	expect_line '^(cancelled|gaveup|solution|error) [ab]( |$)' 5
+	assert_equal "$line" "cancelled b"
+	# h still runs, and a waits behind it
+	assert_equal "$(printf '%s\n' "${seen[@]}" | grep -v '^progress h ')" ""
+	send "cancel h"
+	expect_line '^(cancelled|gaveup) h( |$)' 5
+	assert_equal "$line" "cancelled h"
+	expect_line '^(gaveup|solution|error|cancelled) [ab]( |$)' 5
+	[[ $line == "gaveup a timeout "* ]]
+	send "ping end"
+	expect_line '^pong end$' 5
+	assert_equal "$(printf '%s\n' "${seen[@]}" | grep -v '^progress h ')" ""
+	# the ids are free again
+	send "solve b $P4 limit_ms=20"
+	expect_line '^(gaveup|error) b ' 5
+	[[ $line == "gaveup b timeout "* ]]
+}
+
 @test "queue: an id in flight is refused in its turn; once answered it may come again" {
 	start_session "$SPIN" --protocol
 	expect_line '^hello spin '
