@@ -257,6 +257,7 @@ struct proc {
 	struct request *inflight_buf;
 	int ninflight, capinflight, inflight_head;
 	int ncancels;             /* of those in flight, cancelled and not acknowledged */
+	int found;                /* where the last request looked up was (a hint) */
 	uint64_t spawned_ns;
 	uint64_t head_ns;         /* when the current request became the head */
 	/* --progress */
