@@ -678,6 +678,26 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 		turn_now++;
 }
 
+/* Called with queue_lock held: waits for a queued job (the answers so
+ * far go out before the wait). False, with the lock released and the
+ * answers out, when there will be none: quit, or the end of the input. */
+static bool wait_for_work(void)
+{
+	if (!queue_head) {
+		pthread_mutex_unlock(&queue_lock);
+		flush_answers();
+		pthread_mutex_lock(&queue_lock);
+	}
+	while (!queue_head && !input_done && !quitting)
+		pthread_cond_wait(&queue_wake, &queue_lock);
+	if (quitting || !queue_head) {
+		pthread_mutex_unlock(&queue_lock);
+		flush_answers();
+		return false;
+	}
+	return true;
+}
+
 /* Solves one job of the plain path's run (see plain_solver_main), unless
  * the reader acknowledged its cancel first; answers it. */
 static void answer_plain(struct slot *sl, struct job *j)
@@ -736,19 +756,8 @@ static void *plain_solver_main(void *arg)
 			spare_job(run[i]);
 		}
 		sl->n = 0;
-		if (!queue_head) {
-			/* nothing to do: the answers so far go out before the wait */
-			pthread_mutex_unlock(&queue_lock);
-			flush_answers();
-			pthread_mutex_lock(&queue_lock);
-		}
-		while (!queue_head && !input_done && !quitting)
-			pthread_cond_wait(&queue_wake, &queue_lock);
-		if (quitting || !queue_head) {
-			pthread_mutex_unlock(&queue_lock);
-			flush_answers();
+		if (!wait_for_work())
 			break;
-		}
 		int n = 0;
 		while (queue_head && n < RUN_MAX) {
 			struct job *j = queue_head;
@@ -779,19 +788,8 @@ static void *batch_solver_main(void *arg)
 			spare_job(answered);
 			answered = next;
 		}
-		if (!queue_head) {
-			/* nothing to do: the answers so far go out before the wait */
-			pthread_mutex_unlock(&queue_lock);
-			flush_answers();
-			pthread_mutex_lock(&queue_lock);
-		}
-		while (!queue_head && !input_done && !quitting)
-			pthread_cond_wait(&queue_wake, &queue_lock);
-		if (quitting || !queue_head) {
-			pthread_mutex_unlock(&queue_lock);
-			flush_answers();
+		if (!wait_for_work())
 			break;
-		}
 		const long turn = turns_taken++;
 		struct job *head = queue_head;
 		if (head->kind != JOB_SOLVE) {
