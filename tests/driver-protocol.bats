@@ -139,6 +139,24 @@ error q65538 queue full: 65536 requests are waiting"
 	[[ $line == "gaveup b timeout "* ]]
 }
 
+@test "queue: under a stream of cancels every solve gets exactly one final answer" {
+	# 3,000 solves, a cancel of one of the last 40 after about a third of
+	# them (queued, taken to be solved next, running or answered by then)
+	awk -v seed=7 'NR == FNR { if ($1 !~ /^#/ && NF) p[n++] = $1; next } END {
+		srand(seed)
+		for (i = 0; i < 3000; i++) {
+			print "solve s" i " " p[i % n]
+			if (rand() < 0.3) print "cancel s" int(i - rand() * 40)
+		}
+	}' "$DATA/cp9-unique.txt" /dev/null >"$BATS_TEST_TMPDIR/in"
+	"$top_builddir/workers/sudoku-cp" --protocol <"$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/out"
+	run awk '$1 ~ /^(solution|cancelled|unsat|gaveup|error)$/ { n[$2]++ }
+		END { for (i = 0; i < 3000; i++) if (n["s" i] != 1) bad++; print bad + 0 }' "$BATS_TEST_TMPDIR/out"
+	assert_output "0"
+	run grep -c '^cancelled ' "$BATS_TEST_TMPDIR/out"
+	[ "$output" -gt 0 ]
+}
+
 @test "queue: an id in flight is refused in its turn; once answered it may come again" {
 	start_session "$SPIN" --protocol
 	expect_line '^hello spin '
