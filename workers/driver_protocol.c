@@ -587,6 +587,20 @@ static void send_answered(const struct job *j)
 	}
 }
 
+/* ALGO.solve on a job's short grid, into the slot's whole result. solve()
+ * may copy its puzzle whole and write its solution whole (worker.h): whole
+ * ones, kept; only the fields an algorithm may leave alone are cleared. */
+static enum solve_status solve_one(struct slot *sl, const struct grid *g, struct worker_ctx *ctx)
+{
+	struct solve_result *r = sl->whole_result;
+	r->count = 0;
+	r->nodes = 0;
+	r->reason[0] = '\0';
+	grid_init(&r->solution, GRID_MIN_BOX);
+	memcpy(sl->whole, g, offsetof(struct grid, cell) + (size_t)g->cells);
+	return ALGO.solve(sl->whole, r, ctx);
+}
+
 /* Waits for this batch's turn to answer (its place in the queue). */
 static void wait_turn(long turn)
 {
@@ -620,17 +634,7 @@ static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 	struct solve_result **res;
 	enum solve_status *st = sl->st;
 	if (n == 1) {
-		/* solve() may copy its puzzle whole and write its solution whole
-		 * (worker.h): whole ones, kept; only the fields an algorithm may
-		 * leave alone are cleared */
-		struct solve_result *r = sl->whole_result;
-		r->count = 0;
-		r->nodes = 0;
-		r->reason[0] = '\0';
-		grid_init(&r->solution, GRID_MIN_BOX);
-		const struct grid *g = &jobs[0]->grid;
-		memcpy(sl->whole, g, offsetof(struct grid, cell) + (size_t)g->cells);
-		st[0] = ALGO.solve(sl->whole, r, &ctx);
+		st[0] = solve_one(sl, &jobs[0]->grid, &ctx);
 		res = &sl->whole_result;
 	} else {
 		for (int i = 0; i < n; i++)
@@ -718,22 +722,13 @@ static void answer_plain(struct slot *sl, struct job *j)
 	}
 	if (quitting)
 		ctx_stop(&j->ctx, STOP_QUIT);
-	/* solve() may copy its puzzle whole and write its solution whole
-	 * (worker.h): whole ones, kept; only the fields an algorithm may leave
-	 * alone are cleared */
-	struct solve_result *r = sl->whole_result;
-	r->count = 0;
-	r->nodes = 0;
-	r->reason[0] = '\0';
-	grid_init(&r->solution, GRID_MIN_BOX);
-	memcpy(sl->whole, &j->grid, offsetof(struct grid, cell) + (size_t)j->grid.cells);
-	enum solve_status st = ALGO.solve(sl->whole, r, &j->ctx);
+	enum solve_status st = solve_one(sl, &j->grid, &j->ctx);
 	double ms = worker_elapsed_ms(&j->ctx);
 	/* answered before the answer can go out: a client that reads it may
 	 * use the id again at once */
 	atomic_store(&j->run, JOB_ANSWERED);
 	if (!quitting)
-		send_final(j, st, r, ctx_stop_reason(&j->ctx), ms);
+		send_final(j, st, sl->whole_result, ctx_stop_reason(&j->ctx), ms);
 }
 
 /* The plain path: an algorithm without solve_batch, one job at a time in
