@@ -116,16 +116,21 @@ static int find_request(struct proc *p, uint64_t seq)
 	return -1;
 }
 
-/* The timer for the oldest cancel not acknowledged yet: the grace runs
- * from when it was sent. */
-static void arm_cancel_timer(struct proc *p)
+/* When the oldest cancel not acknowledged yet runs out of grace (0: none
+ * is pending). */
+static uint64_t cancel_deadline_ns(const struct proc *p)
 {
 	uint64_t oldest = 0;
 	for (int i = 0; i < p->ninflight; i++)
 		if (p->inflight[i].cancel_sent && (!oldest || p->inflight[i].cancel_ns < oldest))
 			oldest = p->inflight[i].cancel_ns;
-	int64_t left = (int64_t)(oldest + (uint64_t)(opt.grace_s * 1e9)) - (int64_t)now_ns();
-	timer_in(p, (double)left / 1e6);
+	return oldest ? oldest + (uint64_t)(opt.grace_s * 1e9) : 0;
+}
+
+/* The timer for the oldest cancel not acknowledged yet. */
+static void arm_cancel_timer(struct proc *p)
+{
+	timer_in(p, (double)((int64_t)cancel_deadline_ns(p) - (int64_t)now_ns()) / 1e6);
 }
 
 /* The state after the set of requests in flight changed. */
@@ -579,17 +584,15 @@ static void timer_cb(evutil_socket_t fd, short what, void *arg)
 		signal_group(p, SIGKILL);
 		break;
 	case PROC_CANCELLING: {
-		uint64_t now = now_ns(), grace = (uint64_t)(opt.grace_s * 1e9);
-		for (int i = 0; i < p->ninflight; i++)
-			if (p->inflight[i].cancel_sent && p->inflight[i].cancel_ns + grace <= now) {
-				proc_stop(p, OUT_KILLED, true);
-				signal_group(p, SIGKILL);
-				return;
-			}
-		if (p->ncancels)
-			arm_cancel_timer(p);
-		else
+		uint64_t deadline = cancel_deadline_ns(p);
+		if (!deadline) {
 			settle_state(p);
+		} else if (deadline <= now_ns()) {
+			proc_stop(p, OUT_KILLED, true);
+			signal_group(p, SIGKILL);
+		} else {
+			timer_in(p, (double)(deadline - now_ns()) / 1e6);
+		}
 		break;
 	}
 	case PROC_STOPPING:
@@ -676,8 +679,8 @@ void proc_spawn(struct proc *p)
 	if (pid == 0)
 		child_exec(p, to[0], from[1], racer);
 	int fork_errno = errno;
-	if (pid > 0)
-		setpgid(pid, pid); /* as the child did (it fails once the child has exec'd) */
+	/* the child's setpgid came first: the racer runs again only once it
+	 * has exec'd or exited */
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		warn("worker %s: cannot start it: %s", p->spec->label, strerror(fork_errno));
