@@ -389,7 +389,7 @@ int filter_main(int argc, char **argv, int first)
 		fprintf(stderr, "%s: out of memory\n", program);
 		return 2;
 	}
-	run = driver_realloc(NULL, (size_t)(2 * opt.batch + 4) * sizeof *run);
+	run = driver_realloc(NULL, (size_t)opt.batch * sizeof *run); /* a call's: opt.batch at most */
 	int status = 0;
 	if (first >= argc) {
 		input_name = NULL;
