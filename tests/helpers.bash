@@ -83,19 +83,28 @@ send() {
 
 # expect_line REGEX [SECONDS]: the next line matching REGEX, in $line.
 expect_line() {
-	local re=$1 t=${2:-10} deadline
+	local re=$1 t=${2:-10} deadline rc partial=
 	deadline=$((SECONDS + t))
 	seen=()
 	while [ $SECONDS -le $deadline ]; do
-		if IFS= read -r -t 1 line <&"$W_OUT"; then
-			if [[ $line =~ $re ]]; then
-				return 0
-			fi
-			seen+=("$line")
-		elif [ $? -le 128 ]; then
+		IFS= read -r -t 1 line <&"$W_OUT"
+		rc=$?
+		if [ $rc -gt 128 ]; then
+			# bash reads a pipe a byte at a time: a timeout may come
+			# inside a line, and what it read of it is in $line
+			partial+=$line
+			continue
+		fi
+		line=$partial$line
+		partial=
+		if [ $rc -ne 0 ]; then
 			echo "end of output while waiting for /$re/; seen: ${seen[*]}" >&2
 			return 1
 		fi
+		if [[ $line =~ $re ]]; then
+			return 0
+		fi
+		seen+=("$line")
 	done
 	echo "no line matching /$re/ within $t s; seen: ${seen[*]}" >&2
 	return 1
