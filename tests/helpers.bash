@@ -87,8 +87,8 @@ expect_line() {
 	deadline=$((SECONDS + t))
 	seen=()
 	while [ $SECONDS -le $deadline ]; do
-		IFS= read -r -t 1 line <&"$W_OUT"
-		rc=$?
+		rc=0
+		IFS= read -r -t 1 line <&"$W_OUT" || rc=$?
 		if [ $rc -gt 128 ]; then
 			# bash reads a pipe a byte at a time: a timeout may come
 			# inside a line, and what it read of it is in $line
