@@ -153,10 +153,11 @@ summary() {
 	local pgid="" pid i
 	# a worker is a child of the racer (a subshell of the fake, its
 	# $(mktemp), has the fake's name too, in the fake's group)
+	# (one ps and an awk whose status is 0 whatever it finds: under bats's
+	# set -e a loop's or a test's last status must not end the poll)
 	for i in $(seq 1 100); do
-		pid=$(for p in $(leftovers | awk '$2 == "fake-hanger" { print $1 }'); do
-			[ "$(ps -o ppid= -p "$p" | tr -d ' ')" = "$racer" ] && echo "$p" && break
-		done)
+		pid=$(ps -e -o pid=,ppid=,comm= |
+			awk -v racer="$racer" '$2 == racer && $3 == "fake-hanger" { print $1; exit }')
 		[ -n "$pid" ] && break
 		sleep 0.05
 	done
