@@ -64,7 +64,7 @@
 
 #include <event2/event.h>
 
-#include "racer.h"
+#include "racer/racer.h"
 
 #define FORMAT 2
 #define HEADER_V1 40
@@ -80,7 +80,6 @@
 #define BATCH 1024
 #define BATCH_MS 250
 
-struct cache_counts cache_counts;
 
 static MDB_env *env;
 static MDB_dbi dbi, uses_dbi;
@@ -940,13 +939,13 @@ enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, ch
 	if (own)
 		cache_read_end();
 	if (l.res == CACHE_HIT) {
-		cache_counts.hits++;
+		stats_cache_add(CC_HITS, 1);
 		if (l.touch)
 			queue(OP_TOUCH, l.key, NULL, 0);
 	} else if (l.res == CACHE_BAD) {
-		cache_counts.bad++;
+		stats_cache_add(CC_BAD, 1);
 	} else {
-		cache_counts.misses++;
+		stats_cache_add(CC_MISSES, 1);
 	}
 	return l.res;
 }
@@ -1533,8 +1532,8 @@ static void writer_done(void)
 		child_failed(res, open_rc, "cannot write");
 		return;
 	}
-	cache_counts.written += writer.r.written;
-	cache_counts.evicted += writer.r.evicted;
+	stats_cache_add(CC_WRITTEN, writer.r.written);
+	stats_cache_add(CC_EVICTED, writer.r.evicted);
 	if (writer.r.rc != 0)
 		cache_fail(writer.r.rc == MDB_MAP_FULL ? "full (is --cache-size too small for one entry?)"
 						       : "cannot write",
@@ -1593,8 +1592,8 @@ void cache_flush(void)
 		child_failed(res, open_rc, "cannot write");
 		return;
 	}
-	cache_counts.written += r.written;
-	cache_counts.evicted += r.evicted;
+	stats_cache_add(CC_WRITTEN, r.written);
+	stats_cache_add(CC_EVICTED, r.evicted);
 	if (r.rc != 0) {
 		cache_fail(r.rc == MDB_MAP_FULL ? "full (is --cache-size too small for one entry?)" : "cannot write",
 			   r.rc);

@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "racer.h"
+#include "racer/racer.h"
 
 #define EXPORT_VERSION 2
 #define EXPORT_HEADER "# sudoku-race cache v"
@@ -550,7 +550,7 @@ static int cmd_import(const char *dir, int nargs, char **args)
 	free(claims.v);
 	cache_flush();
 	bool ok = cache_enabled();
-	long written = cache_counts.written;
+	long written = stats_cache_get(CC_WRITTEN);
 	cache_close();
 	if (!ok)
 		return 2;

@@ -39,7 +39,7 @@
 #include <hiredis/hiredis.h>
 #endif
 
-#include "store.h"
+#include "racer/racer.h"
 
 #define DEFAULT_PORT 6379
 #define PREFIX "sudoku-race:"
@@ -119,6 +119,10 @@ int redis_url_parse(const char *url, char *host, size_t hostsz, int *port, int *
 
 /* Without hiredis a redis:// URL is refused as the options are read
  * (redis_url_parse): none of these is reached. */
+void redis_set_reply(store_reply_fn fn, void *owner)
+{
+	(void)fn, (void)owner;
+}
 int redis_open(const char *url, char *err, size_t errsz)
 {
 	(void)url;
@@ -129,9 +133,9 @@ bool redis_enabled(void)
 {
 	return false;
 }
-enum cache_result redis_lookup(const struct puzzle *pz)
+enum cache_result redis_lookup(uint64_t seq, const struct grid *puzzle)
 {
-	(void)pz;
+	(void)seq, (void)puzzle;
 	return CACHE_MISS;
 }
 void redis_put(const struct grid *puzzle, const struct cache_entry *e)
@@ -142,9 +146,9 @@ void redis_drop(const struct grid *puzzle)
 {
 	(void)puzzle;
 }
-void redis_race_ended(const struct puzzle *pz)
+void redis_race_ended(const struct grid *puzzle)
 {
-	(void)pz;
+	(void)puzzle;
 }
 void redis_finish(void)
 {
@@ -210,6 +214,7 @@ static char fail_why[256];
 /* A look-up in flight; privdata of its commands. */
 struct lookup {
 	uint64_t seq;
+	struct grid puzzle;          /* what the value is checked against */
 	char hex[GRID_HASH_HEX];
 	bool claiming;               /* the claim script, not the first GET */
 	bool waited;                 /* counted in rs.waited */
@@ -228,6 +233,14 @@ static struct waiter *waiters;
 
 /* privdata of writes, to count them */
 static char write_tag;
+static store_reply_fn reply_fn;
+static void *reply_owner;
+
+void redis_set_reply(store_reply_fn fn, void *owner)
+{
+	reply_fn = fn;
+	reply_owner = owner;
+}
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -267,10 +280,10 @@ static void answer(struct lookup *lk, enum cache_result r, const struct cache_en
 {
 	/* as cache.c counts: a bad entry is not a miss too */
 	if (r == CACHE_HIT)
-		cache_counts.hits++;
+		stats_cache_add(CC_HITS, 1);
 	else if (!lk->bad[0])
-		cache_counts.misses++;
-	race_cache_reply(lk->seq, r, e, lk->bad[0] ? lk->bad : NULL);
+		stats_cache_add(CC_MISSES, 1);
+	reply_fn(reply_owner, lk->seq, r, e, lk->bad[0] ? lk->bad : NULL);
 	free(lk);
 }
 
@@ -376,7 +389,7 @@ static void wait_for_claim(struct lookup *lk)
 	evtimer_add(w->ev, &tv);
 }
 
-static void on_lookup_reply(struct lookup *lk, const struct puzzle *pz, const redisReply *reply)
+static void on_lookup_reply(struct lookup *lk, const redisReply *reply)
 {
 	static struct cache_entry e;
 	char why[GRID_ERR_MAX + 64];
@@ -400,12 +413,12 @@ static void on_lookup_reply(struct lookup *lk, const struct puzzle *pz, const re
 		answer(lk, CACHE_MISS, NULL);
 		return;
 	}
-	switch (cache_check(&pz->item.grid, reply->str, reply->len, &e, why, sizeof why)) {
+	switch (cache_check(&lk->puzzle, reply->str, reply->len, &e, why, sizeof why)) {
 	case CACHE_HIT:
 		answer(lk, CACHE_HIT, &e);
 		return;
 	case CACHE_BAD:
-		cache_counts.bad++;
+		stats_cache_add(CC_BAD, 1);
 		snprintf(lk->bad, sizeof lk->bad, "%s", why);
 		drop_hex(lk->hex);
 		break;
@@ -430,21 +443,16 @@ static void on_reply(redisAsyncContext *c, void *r, void *privdata)
 		fail("the server said: %s", reply->str);
 	if (privdata == &write_tag) {
 		if (reply && reply->type == REDIS_REPLY_STATUS)
-			cache_counts.written++;
+			stats_cache_add(CC_WRITTEN, 1);
 		return;
 	}
 	struct lookup *lk = privdata;
 	if (!lk)
 		return;
-	const struct puzzle *pz = race_find(lk->seq);
-	if (!pz || pz->state != PZ_LOOKUP) { /* the run is ending */
-		free(lk);
-		return;
-	}
 	if (!reply || !up || reply->type == REDIS_REPLY_ERROR)
 		answer(lk, CACHE_MISS, NULL);
 	else
-		on_lookup_reply(lk, pz, reply);
+		on_lookup_reply(lk, reply);
 }
 
 static void on_connect(const redisAsyncContext *c, int status)
@@ -538,17 +546,18 @@ bool redis_enabled(void)
 	return up;
 }
 
-enum cache_result redis_lookup(const struct puzzle *pz)
+enum cache_result redis_lookup(uint64_t seq, const struct grid *puzzle)
 {
 	struct lookup *lk = xcalloc(1, sizeof *lk);
-	lk->seq = pz->seq;
-	key_of(&pz->item.grid, lk->hex);
+	lk->seq = seq;
+	memcpy(&lk->puzzle, puzzle, offsetof(struct grid, cell) + (size_t)puzzle->cells);
+	key_of(puzzle, lk->hex);
 	char vkey[64];
 	snprintf(vkey, sizeof vkey, PREFIX "%s", lk->hex);
 	const char *argv[] = {"GET", vkey};
 	if (!send_argv(lk, 2, argv, NULL)) {
 		free(lk);
-		cache_counts.misses++;
+		stats_cache_add(CC_MISSES, 1);
 		return CACHE_MISS;
 	}
 	return CACHE_PENDING;
@@ -577,12 +586,12 @@ void redis_drop(const struct grid *puzzle)
 	drop_hex(hex);
 }
 
-void redis_race_ended(const struct puzzle *pz)
+void redis_race_ended(const struct grid *puzzle)
 {
 	if (!up)
 		return;
 	char hex[GRID_HASH_HEX], ckey[64];
-	key_of(&pz->item.grid, hex);
+	key_of(puzzle, hex);
 	snprintf(ckey, sizeof ckey, PREFIX "claim:%s", hex);
 	const char *argv[] = {"EVAL", release_script, "1", ckey, owner};
 	send_argv(NULL, 5, argv, NULL);

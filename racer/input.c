@@ -1,9 +1,4 @@
-/* Puzzles from the input files (or standard input), through the same
- * puzzle_stream reader the workers use, fed from an evbuffer: a pipe or a
- * terminal is read when the loop says it is readable, so a slow producer
- * never blocks the racer; a regular file is read a chunk per loop turn.
- * Reading pauses while the ring of puzzles is full or the output is
- * backed up, and resumes as answers leave. */
+/* Puzzles from the input (input.h), fed to the reader from an evbuffer. */
 #include "config.h"
 
 #include <errno.h>
@@ -16,13 +11,14 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "racer.h"
+#include "racer/input.h"
+#include "racer/options.h"
+#include "racer/queue.h"
+#include "racer/util.h"
 
 #define CHUNK 65536
-/* Unwritten output above which reading pauses. */
-#define BACKLOG_MAX (1 << 20)
-/* Free slots (race.c) for the input to go on; to go on once paused (not
- * for every slot freed: a pump reads a run of lines). */
+/* Room for the input to go on; to go on once paused (not for every slot
+ * freed: a pump reads a run of lines). */
 #define TAKE_AT 2
 #define RESUME_AT 64
 
@@ -39,11 +35,15 @@ static long discard_line;
 static struct puzzle_stream ps;
 static struct evbuffer *buf;
 static struct event *read_ev, *pump_ev;
+static struct event_base *ev_base;
+static const struct input_hooks *hooks;
 
 static void pump_cb(evutil_socket_t fd, short what, void *arg);
 
-void input_init(char **argv, int n)
+void input_init(struct event_base *base, char **argv, int n, const struct input_hooks *h)
 {
+	ev_base = base;
+	hooks = h;
 	names = argv;
 	nnames = n;
 	buf = evbuffer_new();
@@ -52,30 +52,27 @@ void input_init(char **argv, int n)
 		die("out of memory");
 }
 
-/* Room for more puzzles: free slots (race.c) and output not backed up. */
 static bool can_take(int slots)
 {
-	return race_free_slots() >= slots && output_backlog() < BACKLOG_MAX;
+	return hooks->can_take((uint64_t)slots);
 }
 
 static void feed(const char *line, size_t len)
 {
 	bool again;
 	do {
-		struct puzzle *pz = race_next_slot();
-		enum stream_event ev = puzzle_stream_feed(&ps, line, len, lineno, &pz->item, &again);
+		enum stream_event ev = puzzle_stream_feed(&ps, line, len, lineno, queue_next_item(), &again);
 		if (ev != STREAM_NONE)
-			race_add(ev, name);
+			queue_add(ev, name);
 	} while (again);
 }
 
 static void overlong(long line)
 {
 	bool again;
-	struct puzzle *pz = race_next_slot();
-	enum stream_event ev = puzzle_stream_overlong(&ps, line, &pz->item, &again);
+	enum stream_event ev = puzzle_stream_overlong(&ps, line, queue_next_item(), &again);
 	if (ev != STREAM_NONE)
-		race_add(ev, name);
+		queue_add(ev, name);
 }
 
 /* Turns the buffered lines into puzzles, as many as there is room for. */
@@ -87,7 +84,7 @@ static void process(void)
 		return;
 	const char *data = (const char *)evbuffer_pullup(buf, -1);
 	size_t pos = 0;
-	race_batch_begin();
+	queue_batch_begin();
 	while (pos < len) {
 		if (!can_take(TAKE_AT)) {
 			paused = true;
@@ -125,7 +122,7 @@ static void process(void)
 			feed(start, l);
 	}
 	evbuffer_drain(buf, pos);
-	race_batch_end();
+	queue_batch_end();
 }
 
 static void open_next(void);
@@ -133,16 +130,15 @@ static void open_next(void);
 /* The source is read to its end and every line is in: on to the next. */
 static void end_source(void)
 {
-	race_batch_begin();
+	queue_batch_begin();
 	if (discarding) {
 		discarding = false;
 		overlong(discard_line);
 	}
-	struct puzzle *pz = race_next_slot();
-	enum stream_event ev = puzzle_stream_finish(&ps, &pz->item);
+	enum stream_event ev = puzzle_stream_finish(&ps, queue_next_item());
 	if (ev != STREAM_NONE)
-		race_add(ev, name);
-	race_batch_end();
+		queue_add(ev, name);
+	queue_batch_end();
 	if (read_ev) {
 		event_free(read_ev);
 		read_ev = NULL;
@@ -160,7 +156,7 @@ static void read_chunk(void)
 		if (errno == EINTR || errno == EAGAIN)
 			return;
 		warn("%s: %s", name ? name : "standard input", strerror(errno));
-		racer_input_error();
+		hooks->failed();
 		at_eof = true;
 	} else if (n == 0) {
 		at_eof = true;
@@ -221,7 +217,7 @@ static void open_next(void)
 		cur++;
 		if (cur >= (nnames ? nnames : 1)) {
 			all_done = true;
-			racer_check_finished();
+			hooks->ended();
 			return;
 		}
 		const char *arg = nnames ? names[cur] : "-";
@@ -233,7 +229,7 @@ static void open_next(void)
 			fd = open(arg, O_RDONLY | O_CLOEXEC);
 			if (fd < 0) {
 				warn("%s: %s", arg, strerror(errno));
-				racer_input_error();
+				hooks->failed();
 				continue;
 			}
 		}
@@ -245,7 +241,7 @@ static void open_next(void)
 		lineno = opt.line_offset; /* a block of a larger input: its numbers */
 		puzzle_stream_init(&ps);
 		if (pollable) {
-			read_ev = event_new(base, fd, EV_READ | EV_PERSIST, readable_cb, NULL);
+			read_ev = event_new(ev_base, fd, EV_READ | EV_PERSIST, readable_cb, NULL);
 			if (!read_ev)
 				die("out of memory");
 			if (event_add(read_ev, NULL) < 0) {
@@ -287,6 +283,12 @@ void input_resume(void)
 bool input_done(void)
 {
 	return all_done;
+}
+
+void input_position(int *index, long *line)
+{
+	*index = cur < 0 ? 0 : cur;
+	*line = lineno;
 }
 
 void input_free(void)

@@ -13,7 +13,11 @@
 
 #include <event2/buffer.h>
 
-#include "racer.h"
+#include "racer/attempt.h"
+#include "racer/options.h"
+#include "racer/output.h"
+#include "racer/puzzle.h"
+#include "racer/util.h"
 
 static void json_string(struct evbuffer *out, const char *s)
 {
@@ -122,10 +126,10 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 	 * racer's own check of the givens) confirmed it, and who proved it */
 	if (pz->verdict == V_UNSAT || pz->verdict == V_CLASH ||
 	    (opt.count && (pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE))) {
-		bool confirmed = pz->confirmed || pz->verdict == V_CLASH;
+		bool confirmed = pz->claims.confirmed || pz->verdict == V_CLASH;
 		evbuffer_add_printf(out, ",\"confirmed\":%s,\"provers\":", confirmed ? "true" : "false");
-		if (pz->provers[0])
-			json_string(out, pz->provers);
+		if (pz->claims.provers[0])
+			json_string(out, pz->claims.provers);
 		else
 			evbuffer_add(out, "null", 4);
 	}
@@ -138,13 +142,13 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 		evbuffer_add(out, "null", 4);
 	evbuffer_add_printf(out, ",\"worker_ms\":%.3f,\"ms\":%.3f,\"cache\":%s,\"stage\":\"%s\",\"workers\":[",
 			    pz->winner_ms, pz->race_ms, pz->cache_hit ? "true" : "false",
-			    pz->stage == STAGE_WAITING ? "none"
+			    pz->stage == STAGE_NONE ? "none"
 			    : pz->stage == STAGE_FIRST ? "presolver"
 			    : pz->escalated	       ? "escalated"
 						       : "all");
 	bool first = true;
-	for (int i = 0; i < nspecs && pz->stage != STAGE_WAITING; i++) {
-		enum outcome o = pz->outcome[i];
+	for (int i = 0; i < nspecs && pz->stage != STAGE_NONE; i++) {
+		enum outcome o = puzzle_outcome(pz, i);
 		if (o == OUT_NONE)
 			continue;
 		/* still in flight: it was sent a cancel when the race ended */
@@ -154,8 +158,8 @@ void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct gri
 		json_string(out, specs[i].label);
 		evbuffer_add(out, ",\"outcome\":", 11);
 		json_string(out, outcome_name(o));
-		if (pz->outcome_ms[i] > 0)
-			evbuffer_add_printf(out, ",\"ms\":%.3f", (double)pz->outcome_ms[i]);
+		if (pz->att[i] && pz->att[i]->ms > 0)
+			evbuffer_add_printf(out, ",\"ms\":%.3f", (double)pz->att[i]->ms);
 		evbuffer_add(out, "}", 1);
 		first = false;
 	}

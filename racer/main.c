@@ -1,125 +1,62 @@
-/* sudoku-race: the portfolio racer. main() sets up the parts (racer.h) around
- * one libevent loop and ends the run: when everything read has been
- * answered, when standard output is closed, or on SIGINT/SIGTERM. */
+/* sudoku-race: the portfolio racer. main() sets up the parts around one
+ * libevent loop, wires them (each takes its owner's callbacks and names
+ * none of its callers), and ends the run: when everything read has been
+ * answered, when standard output is closed, or on SIGINT/SIGTERM.
+ *
+ * Data flows one way: input -> race -> output. What the workers and the
+ * cache say is recorded as it arrives; the run moves on in one deferred
+ * tick per loop turn (tick_cb): the race's dispatch, the answers written
+ * in input order, the input resumed where there is room, the end. */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "racer.h"
-#include "store.h"
+#include "racer/input.h"
+#include "racer/options.h"
+#include "racer/output.h"
+#include "racer/pool.h"
+#include "racer/progress.h"
+#include "racer/queue.h"
+#include "racer/race.h"
+#include "racer/report.h"
+#include "racer/schedule.h"
+#include "racer/spawn.h"
+#include "racer/stats.h"
+#include "racer/store.h"
+#include "racer/util.h"
+#include "racer/workers.h"
 
-struct event_base *base;
+/* Unwritten output above which reading pauses. */
+#define BACKLOG_MAX (1 << 20)
+/* The reader of standard output gone (`sudoku-race big.txt | head -1`): a
+ * write says so with EPIPE, but the next answer may be minutes away while
+ * every worker runs on. A pipe or socket is looked at a few times a second
+ * (poll says POLLERR or POLLHUP once its other end is closed). */
+#define STDOUT_WATCH_MS 100
 
-static struct event *sig_int, *sig_term, *sig_chld;
+static struct event_base *base;
+static struct event *sig_int, *sig_term, *tick_ev, *stdout_watch;
 static int exit_signal;      /* SIGINT or SIGTERM that ended the run */
 static bool finishing;       /* the end has begun */
 static bool loop_exit;       /* the loop has nothing more to do */
 static bool system_error;    /* exit status 2 */
 static bool input_failed;    /* exit status 2 */
-static uint64_t start_ns;
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-double ms_since(uint64_t start)
-{
-	return start ? (double)(now_ns() - start) / 1e6 : 0.0;
-}
-
-struct timeval ms_tv(double ms)
-{
-	if (ms < 0)
-		ms = 0;
-	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((long)(ms * 1000) % 1000000)};
-	return tv;
-}
-
-void warn(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	progress_before_output();
-	fprintf(stderr, "%s: %s\n", PROGRAM, buf);
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", PROGRAM);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-ssize_t read_into(struct evbuffer *buf, int fd, size_t most)
-{
-	struct evbuffer_iovec v;
-	if (evbuffer_reserve_space(buf, (ev_ssize_t)most, &v, 1) < 1)
-		die("out of memory");
-	ssize_t n = read(fd, v.iov_base, most < v.iov_len ? most : v.iov_len);
-	int saved = errno;
-	v.iov_len = n > 0 ? (size_t)n : 0;
-	evbuffer_commit_space(buf, &v, 1);
-	errno = saved;
-	return n;
-}
-
-char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		die("out of memory");
-	return p;
-}
+static bool tick_due;
 
 /* --- the end of a run --- */
 
-/* A loopbreak before the loop runs would be forgotten: hence the flag. */
-static struct event *stdout_watch; /* see watch_stdout */
-
 static void end_loop(void)
 {
-	loop_exit = true;
+	loop_exit = true; /* a loopbreak before the loop runs would be forgotten */
 	event_base_loopbreak(base);
 }
 
@@ -139,36 +76,68 @@ static void finish(void)
 		end_loop();
 }
 
-void racer_check_finished(void)
+/* --- the tick --- */
+
+static void wake(void)
 {
-	if (!finishing && input_done() && race_all_done())
+	if (!tick_due) {
+		tick_due = true;
+		event_active(tick_ev, EV_TIMEOUT, 0);
+	}
+}
+
+static void tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	tick_due = false;
+	if (finishing)
+		return;
+	race_tick();
+	const struct puzzle *pz;
+	bool wrote = false;
+	while ((pz = queue_next_done())) {
+		output_puzzle(pz);
+		queue_release_done();
+		wrote = true;
+	}
+	if (wrote)
+		input_resume();
+	if (input_done() && queue_all_done())
 		finish();
 }
 
-void racer_output_closed(void)
+static bool can_take(uint64_t n)
 {
-	finish();
+	return queue_room() >= n && output_backlog() < BACKLOG_MAX;
 }
 
-void racer_system_error(void)
-{
-	system_error = true;
-	finish();
-}
-
-void racer_input_error(void)
+static void input_failed_cb(void)
 {
 	input_failed = true;
 }
+
+static const struct input_hooks input_hooks = {.can_take = can_take, .failed = input_failed_cb, .ended = wake};
+
+static void output_closed(bool error)
+{
+	system_error |= error;
+	finish();
+}
+
+static const struct output_hooks output_hooks = {
+	.before_write = progress_before_output,
+	.closed = output_closed,
+	.drained = input_resume,
+};
+
+static const struct race_hooks race_hooks = {.wake = wake, .progress = progress_message};
+
+/* --- signals, descriptors --- */
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
 	(void)what;
 	(void)arg;
-	if (sig == SIGCHLD) {
-		pool_reap();
-		return;
-	}
 	if (!exit_signal)
 		exit_signal = (int)sig;
 	finish();
@@ -195,19 +164,12 @@ static int default_jobs(void)
 	return ncpu > MAX_JOBS ? MAX_JOBS : (int)ncpu;
 }
 
-/* The reader of standard output gone (`sudoku-race big.txt | head -1`):
- * a write would say so with EPIPE, but the next answer may be minutes away
- * while every worker runs on. A pipe or socket is looked at a few times a
- * second (poll says POLLERR or POLLHUP once its other end is closed), and
- * its loss ends the run at once, as EPIPE does. */
-#define STDOUT_WATCH_MS 100
-
 static void stdout_watch_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd, (void)what, (void)arg;
 	struct pollfd pfd = {.fd = STDOUT_FILENO, .events = 0};
 	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)))
-		racer_output_closed();
+		finish();
 }
 
 static void watch_stdout(void)
@@ -225,9 +187,7 @@ static void setup_signals(void)
 {
 	sig_int = evsignal_new(base, SIGINT, on_signal, NULL);
 	sig_term = evsignal_new(base, SIGTERM, on_signal, NULL);
-	sig_chld = evsignal_new(base, SIGCHLD, on_signal, NULL);
-	if (!sig_int || !sig_term || !sig_chld || evsignal_add(sig_int, NULL) < 0 ||
-	    evsignal_add(sig_term, NULL) < 0 || evsignal_add(sig_chld, NULL) < 0)
+	if (!sig_int || !sig_term || evsignal_add(sig_int, NULL) < 0 || evsignal_add(sig_term, NULL) < 0)
 		die("cannot set up signal handling");
 }
 
@@ -235,15 +195,13 @@ static void free_signals(void)
 {
 	event_free(sig_int);
 	event_free(sig_term);
-	event_free(sig_chld);
 }
 
-/* --list-workers: start each worker once, print what its hello says. */
+/* --- --list-workers: each worker started once, its hello printed --- */
+
 static void on_probe_tick(evutil_socket_t fd, short what, void *arg)
 {
-	(void)fd;
-	(void)what;
-	(void)arg;
+	(void)fd, (void)what, (void)arg;
 	if (pool_all_settled())
 		finish();
 }
@@ -251,36 +209,40 @@ static void on_probe_tick(evutil_socket_t fd, short what, void *arg)
 static int list_workers(void)
 {
 	workers_setup_listing();
-	pool_init(1, true);
+	stats_init(nspecs);
+	pool_init(base, 1, NULL, NULL);
 	setup_signals();
-	struct event *tick = event_new(base, -1, EV_PERSIST, on_probe_tick, NULL);
+	struct event *probe = event_new(base, -1, EV_PERSIST, on_probe_tick, NULL);
 	struct timeval tv = {0, 10000};
-	event_add(tick, &tv);
+	event_add(probe, &tv);
 	pool_start_all();
 	if (!loop_exit)
 		event_base_dispatch(base);
-	event_free(tick);
+	event_free(probe);
 	workers_print_listing();
 	pool_free();
 	free_signals();
 	workers_free();
+	stats_free();
+	children_free();
 	event_base_free(base);
 	return exit_signal ? 128 + exit_signal : 0;
 }
 
 int main(int argc, char **argv)
 {
-	/* a closed reader is seen as EPIPE where it matters (output.c, pool.c) */
+	/* a closed reader is seen as EPIPE where it matters */
 	signal(SIGPIPE, SIG_IGN);
 	ensure_std_fds();
+	util_set_before_message(progress_before_output);
 	options_parse(argc, argv);
 	if (opt.command == CMD_CACHE)
 		return store_command(opt.nargs, opt.args);
 
-	/* A callback that activates itself again (input.c reads a regular file
-	 * a chunk at a time that way) would otherwise run on and on in one
-	 * pass of the loop, keeping signals and the workers' pipes waiting:
-	 * the loop looks at them again after every few callbacks. */
+	/* A callback that activates itself again (the input reads a regular
+	 * file a chunk at a time that way) would otherwise run on and on in
+	 * one pass of the loop, keeping signals and the workers' pipes
+	 * waiting: the loop looks at them again after every few callbacks. */
 	struct event_config *cfg = event_config_new();
 	if (!cfg || event_config_set_max_dispatch_interval(cfg, NULL, 8, 0) < 0)
 		die("cannot create the event loop");
@@ -288,22 +250,27 @@ int main(int argc, char **argv)
 	event_config_free(cfg);
 	if (!base)
 		die("cannot create the event loop");
+	children_init(base);
 	if (opt.command == CMD_LIST_WORKERS)
 		return list_workers();
 
-	start_ns = now_ns();
-	workers_setup();
-	store_open();
+	uint64_t start_ns = now_ns();
+	if (!(tick_ev = event_new(base, -1, 0, tick_cb, NULL)))
+		die("out of memory");
+	workers_setup(base);
+	stats_init(nspecs);
+	store_open(base, queue_cached, NULL);
 	schedule_init();
-	pool_init(opt.jobs ? opt.jobs : default_jobs(), false);
-	race_init();
-	output_init();
-	progress_init();
+	pool_init(base, opt.jobs ? opt.jobs : default_jobs(), &race_pool_events, NULL);
+	race_init(base, &race_hooks);
+	output_init(base, &output_hooks);
+	progress_init(base);
+	race_set_progress_ms(progress_interval_ms());
 	setup_signals();
 	watch_stdout();
-	input_init(opt.args, opt.nargs);
+	input_init(base, opt.args, opt.nargs, &input_hooks);
 	input_start();
-	racer_check_finished();
+	wake();
 	if (!loop_exit)
 		event_base_dispatch(base);
 
@@ -312,7 +279,7 @@ int main(int argc, char **argv)
 	/* after the last answers: its summary line comes below them */
 	progress_end();
 	if (opt.stats)
-		stats_report(ms_since(start_ns));
+		report_stats(ms_since(start_ns));
 	int status = output_status();
 	if (input_failed || system_error)
 		status = 2;
@@ -321,6 +288,7 @@ int main(int argc, char **argv)
 
 	if (stdout_watch)
 		event_free(stdout_watch);
+	event_free(tick_ev);
 	input_free();
 	race_free();
 	output_free();
@@ -328,6 +296,8 @@ int main(int argc, char **argv)
 	store_close();
 	free_signals();
 	workers_free();
+	stats_free();
+	children_free();
 	event_base_free(base);
 	return status;
 }

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "racer.h"
-#include "store.h"
+#include "racer/options.h"
+#include "racer/store.h"
+#include "racer/util.h"
+#include "racer/workers.h"
 
 struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10, .progress_ms = 3000};
 

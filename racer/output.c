@@ -1,8 +1,4 @@
-/* Answers in input order (race.c hands them over in order), in the
- * puzzle's own notation: one line per puzzle, or a boxed grid (--pretty),
- * or a JSON object (--json). Written from an evbuffer: without blocking when
- * standard output is a pipe (a slow reader must not stop the race), and a
- * reader that went away (`| head -1`) ends the run cleanly. */
+/* Answers in input order (output.h). */
 #include "config.h"
 
 #include <errno.h>
@@ -16,8 +12,12 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "racer.h"
+#include "racer/options.h"
+#include "racer/output.h"
+#include "racer/puzzle.h"
+#include "racer/util.h"
 
+static const struct output_hooks *hooks;
 static struct evbuffer *out;
 static struct event *flush_ev, *write_ev;
 static bool flush_pending, closed, stdout_tty;
@@ -51,8 +51,9 @@ static void writable_cb(evutil_socket_t fd, short what, void *arg)
 	try_write();
 }
 
-void output_init(void)
+void output_init(struct event_base *base, const struct output_hooks *h)
 {
+	hooks = h;
 	out = evbuffer_new();
 	flush_ev = event_new(base, -1, 0, flush_cb, NULL);
 	if (!out || !flush_ev)
@@ -94,7 +95,7 @@ static void try_write(void)
 	if (closed)
 		return;
 	if (stdout_tty)
-		progress_before_output();
+		hooks->before_write();
 	while (evbuffer_get_length(out) > 0) {
 		int n = evbuffer_write(out, STDOUT_FILENO);
 		if (n >= 0) {
@@ -111,14 +112,14 @@ static void try_write(void)
 		evbuffer_drain(out, evbuffer_get_length(out));
 		if (errno == EPIPE) {
 			/* the reader has what it wanted */
-			racer_output_closed();
+			hooks->closed(false);
 		} else {
 			warn("write error: %s", strerror(errno));
-			racer_system_error();
+			hooks->closed(true);
 		}
 		return;
 	}
-	input_resume();
+	hooks->drained();
 }
 
 static void note_failure(void)
@@ -145,7 +146,7 @@ static const char *prefix_of(const struct puzzle *pz, char *buf, size_t size)
 	return buf;
 }
 
-void output_puzzle(struct puzzle *pz)
+void output_puzzle(const struct puzzle *pz)
 {
 	if (closed)
 		return;

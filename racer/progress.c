@@ -31,7 +31,16 @@
 
 #include <event2/event.h>
 
-#include "racer.h"
+#include "racer/attempt.h"
+#include "racer/input.h"
+#include "racer/options.h"
+#include "racer/pool.h"
+#include "racer/proc.h"
+#include "racer/progress.h"
+#include "racer/puzzle.h"
+#include "racer/stats.h"
+#include "racer/util.h"
+#include "racer/workers.h"
 
 #define LIVE_MS 100
 #define WORKER_LINE_MS 500
@@ -47,6 +56,13 @@ static struct event *tick_ev, *winch_ev;
 static int drawn; /* rows of the display now on the screen */
 static int term_rows = 24, term_cols = 80;
 static uint64_t started_ns;
+/* per process: its last report, of which attempt, and when it was a line */
+struct report {
+	char text[160];
+	uint64_t seq;
+	uint64_t line_ns;
+};
+static struct report *reports;
 
 /* lines of each input (before_lines[i]: of the inputs before input i);
  * total_lines < 0: unknown */
@@ -125,33 +141,30 @@ static void count_input(void)
 
 static long answered(void)
 {
-	return counts.solved + counts.unsat + counts.multiple + counts.unsolved + counts.timeouts +
-	       counts.invalid + counts.unsupported;
+	return stats_get(RC_SOLVED) + stats_get(RC_UNSAT) + stats_get(RC_MULTIPLE) + stats_get(RC_UNSOLVED) +
+	       stats_get(RC_TIMEOUTS) + stats_get(RC_INVALID) + stats_get(RC_UNSUPPORTED);
 }
 
 /* The puzzles in the input: exact once it is all read, else estimated
  * from the lines read so far; -1: unknown. */
 static long total_puzzles(void)
 {
+	long puzzles = stats_get(RC_PUZZLES);
 	if (input_done())
-		return counts.puzzles;
+		return puzzles;
 	if (total_lines < 0)
 		return -1;
-	const struct puzzle *last = race_find((uint64_t)counts.puzzles);
-	if (last) {
-		int idx = 0;
-		for (int i = 0; i < opt.nargs; i++)
-			if (last->input_name ? last->input_name == opt.args[i] : strcmp(opt.args[i], "-") == 0) {
-				idx = i;
-				break;
-			}
-		long read = before_lines[idx] + last->item.line;
+	if (puzzles) {
+		int idx;
+		long line;
+		input_position(&idx, &line);
+		long read = before_lines[idx] + line;
 		if (read > 0)
-			estimate = (long)((double)counts.puzzles * (double)total_lines / (double)read + 0.5);
+			estimate = (long)((double)puzzles * (double)total_lines / (double)read + 0.5);
 	}
 	if (!estimate)
 		estimate = total_lines; /* nothing read yet: a puzzle a line */
-	return estimate > counts.puzzles ? estimate : counts.puzzles;
+	return estimate > puzzles ? estimate : puzzles;
 }
 
 /* Puzzles answered per second over the last few seconds (the whole run
@@ -230,12 +243,13 @@ static void describe_wins(char *buf, size_t size, bool cut)
 	buf[0] = '\0';
 	char label[LABEL_MAX + 1];
 	for (int i = 0; i < nspecs && pos < size; i++)
-		if (specs[i].st.won)
+		if (stats_spec_get(i, SC_WON))
 			pos += (size_t)snprintf(buf + pos, size - pos, "%s%s %ld", pos ? ", " : "",
 						cut ? short_label(specs[i].label, label, sizeof label) : specs[i].label,
-						specs[i].st.won);
-	if (counts.cache_hits && pos < size)
-		pos += (size_t)snprintf(buf + pos, size - pos, "%scache %ld", pos ? ", " : "", counts.cache_hits);
+						stats_spec_get(i, SC_WON));
+	if (stats_get(RC_CACHE_HITS) && pos < size)
+		pos += (size_t)snprintf(buf + pos, size - pos, "%scache %ld", pos ? ", " : "",
+					stats_get(RC_CACHE_HITS));
 	if (!pos)
 		snprintf(buf, size, "none yet");
 }
@@ -247,8 +261,8 @@ static void proc_name(const struct proc *p, bool cut, char *buf, size_t size)
 	char label[LABEL_MAX + 1];
 	if (cut)
 		short_label(p->spec->label, label, sizeof label);
-	if (p->spec->nprocs > 1)
-		snprintf(buf, size, "%s/%d", cut ? label : p->spec->label, p->copy + 1);
+	if (pool_copies(p->spec->index) > 1)
+		snprintf(buf, size, "%s/%d", cut ? label : p->spec->label, pool_copy_number(p) + 1);
 	else
 		snprintf(buf, size, "%s", cut ? label : p->spec->label);
 }
@@ -258,13 +272,14 @@ static const char *stage_name(const struct puzzle *pz)
 {
 	if (!pz)
 		return "-";
-	switch (pz->stage) {
-	case STAGE_FIRST:
+	switch (pz->state) {
+	case PZ_FIRST:
 		return "presolver";
-	case STAGE_ALL:
+	case PZ_ALL:
 		return pz->escalated ? "escalated" : "all";
 	default:
-		return "waiting";
+		return pz->stage == STAGE_NONE ? "waiting" : pz->stage == STAGE_FIRST ? "presolver"
+							    : pz->escalated ? "escalated" : "all";
 	}
 }
 
@@ -334,11 +349,12 @@ static void redraw(void)
 		add_row(&sc, "wins: %s", line);
 	}
 	/* the busy processes, longest on its puzzle first */
+	int nprocs = pool_size();
 	struct proc **busy = xmalloc((size_t)(nprocs ? nprocs : 1) * sizeof *busy);
 	int nbusy = 0;
 	for (int i = 0; i < nprocs; i++)
-		if (procs[i].ninflight && proc_ready(&procs[i]))
-			busy[nbusy++] = &procs[i];
+		if (proc_queued(pool_proc(i)) && proc_ready(pool_proc(i)))
+			busy[nbusy++] = pool_proc(i);
 	qsort(busy, (size_t)nbusy, sizeof *busy, by_head_time);
 	int room = term_rows - sc.rows, width = 4;
 	for (int i = 0; i < nbusy && i < room; i++) {
@@ -353,13 +369,14 @@ static void redraw(void)
 			break;
 		}
 		struct proc *p = busy[i];
-		uint64_t seq = p->inflight[0].seq;
+		const struct attempt *head = proc_head(p);
+		const struct report *r = &reports[p->index];
 		char who[80];
 		proc_name(p, true, who, sizeof who);
-		bool fields = p->progress_seq == seq && p->progress[0];
-		add_row(&sc, "  %-*s puzzle %-6llu %-9s %6.1f s%s%s", width, who, (unsigned long long)seq,
-			stage_name(race_find(seq)), (double)(now - p->head_ns) / 1e9, fields ? " " : "",
-			fields ? p->progress : "");
+		bool fields = r->seq == head->seq && r->text[0];
+		add_row(&sc, "  %-*s puzzle %-6llu %-9s %6.1f s%s%s", width, who, (unsigned long long)head->seq,
+			stage_name(head->pz), (double)(now - p->head_ns) / 1e9, fields ? " " : "",
+			fields ? r->text : "");
 	}
 	free(busy);
 	progress_before_output();
@@ -399,11 +416,12 @@ static void winch_cb(evutil_socket_t fd, short what, void *arg)
 	redraw();
 }
 
-void progress_init(void)
+void progress_init(struct event_base *base)
 {
 	enabled = opt.progress;
 	if (!enabled)
 		return;
+	reports = xcalloc((size_t)(pool_size() ? pool_size() : 1), sizeof *reports);
 	const char *term = getenv("TERM");
 	live = isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0);
 	started_ns = now_ns();
@@ -421,23 +439,24 @@ void progress_init(void)
 	}
 }
 
-void progress_message(struct proc *p, uint64_t seq, const struct msg *m)
+void progress_message(const struct proc *p, const struct puzzle *pz, const struct msg *m)
 {
 	if (!enabled)
 		return;
+	struct report *r = &reports[p->index];
 	size_t pos = 0;
-	p->progress[0] = '\0';
-	for (int i = 0; i < m->nfields && pos < sizeof p->progress; i++)
-		pos += (size_t)snprintf(p->progress + pos, sizeof p->progress - pos, "%s%s=%s", i ? " " : "",
+	r->text[0] = '\0';
+	for (int i = 0; i < m->nfields && pos < sizeof r->text; i++)
+		pos += (size_t)snprintf(r->text + pos, sizeof r->text - pos, "%s%s=%s", i ? " " : "",
 					m->fields[i].key, m->fields[i].value);
-	p->progress_seq = seq;
+	uint64_t seq = strtoull(m->id, NULL, 10);
+	r->seq = seq;
 	if (live)
 		return;
 	uint64_t now = now_ns();
-	if (p->progress_line_ns && now - p->progress_line_ns < (uint64_t)WORKER_LINE_MS * 1000000u)
+	if (r->line_ns && now - r->line_ns < (uint64_t)WORKER_LINE_MS * 1000000u)
 		return;
-	p->progress_line_ns = now;
-	struct puzzle *pz = race_find(seq);
+	r->line_ns = now;
 	char where[4200] = "";
 	if (pz)
 		snprintf(where, sizeof where, " (%s%sline %ld)", pz->input_name ? pz->input_name : "",
@@ -445,7 +464,7 @@ void progress_message(struct proc *p, uint64_t seq, const struct msg *m)
 	char who[4200];
 	proc_name(p, false, who, sizeof who);
 	fprintf(stderr, "%s: puzzle %llu%s: %s: %s (%s, %.1f s)\n", PROGRAM, (unsigned long long)seq, where,
-		who, p->progress, stage_name(pz), (double)(now - p->head_ns) / 1e9);
+		who, r->text, stage_name(pz), (double)(now - p->head_ns) / 1e9);
 }
 
 /* "3 puzzles answered in 1.2 s (2.5/s): 3 solved; wins: cp 3" */
@@ -455,15 +474,16 @@ static void summary_line(void)
 	double secs = (double)(now - started_ns) / 1e9;
 	long done = answered();
 	char of[48] = "", d[24], wins[4096], verdicts[256];
-	if (done != counts.puzzles)
-		snprintf(of, sizeof of, " of %ld", counts.puzzles);
+	if (done != stats_get(RC_PUZZLES))
+		snprintf(of, sizeof of, " of %ld", stats_get(RC_PUZZLES));
 	const struct {
 		long n;
 		const char *what;
 	} parts[] = {
-		{counts.solved, "solved"},	     {counts.multiple, "multiple"}, {counts.unsat, "unsat"},
-		{counts.unsolved, "unsolved"},   {counts.timeouts, "timeout"},  {counts.invalid, "invalid"},
-		{counts.unsupported, "unsupported"},
+		{stats_get(RC_SOLVED), "solved"},     {stats_get(RC_MULTIPLE), "multiple"},
+		{stats_get(RC_UNSAT), "unsat"},       {stats_get(RC_UNSOLVED), "unsolved"},
+		{stats_get(RC_TIMEOUTS), "timeout"},  {stats_get(RC_INVALID), "invalid"},
+		{stats_get(RC_UNSUPPORTED), "unsupported"},
 	};
 	size_t pos = 0;
 	verdicts[0] = '\0';
@@ -490,6 +510,8 @@ void progress_end(void)
 		event_free(winch_ev);
 	tick_ev = winch_ev = NULL;
 	free(before_lines);
+	free(reports);
 	before_lines = NULL;
+	reports = NULL;
 	enabled = false;
 }

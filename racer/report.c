@@ -1,4 +1,4 @@
-/* --stats: what happened, on standard error at the end, within 80 columns:
+/* --stats (report.h): what happened, on standard error at the end, within 80 columns:
  * summary lines (wrapped, continued under their text), then three tables
  * per worker entry: its requests (the columns after "sent" partition it:
  * every request sent ends as exactly one of them), its processes, and its
@@ -9,42 +9,19 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "racer.h"
-#include "store.h"
+#include "racer/options.h"
+#include "racer/pool.h"
+#include "racer/progress.h"
+#include "racer/report.h"
+#include "racer/schedule.h"
+#include "racer/stats.h"
+#include "racer/store.h"
+#include "racer/util.h"
+#include "racer/workers.h"
 
 #define WIDTH 80
 #define MAX_COLUMNS 10
 
-/* Wrapped at spaces before WIDTH; a word longer than a line is cut where
- * the line ends (there is no better place). */
-void print_wrapped(FILE *f, const char *text, int at, int indent)
-{
-	int room = WIDTH - at;
-	while (*text) {
-		int len = (int)strlen(text);
-		if (len <= room) {
-			fprintf(f, "%s\n", text);
-			return;
-		}
-		/* after a comma or semicolon when one is in the line's second
-		 * half (a figure stays with its words), else at a space */
-		int cut = room;
-		while (cut > room / 2 && !(text[cut] == ' ' && (text[cut - 1] == ',' || text[cut - 1] == ';')))
-			cut--;
-		if (cut == room / 2) {
-			cut = room;
-			while (cut > 0 && text[cut] != ' ')
-				cut--;
-		}
-		if (cut == 0)
-			cut = room; /* one long word */
-		fprintf(f, "%.*s\n%*s", cut, text, indent, "");
-		text += cut;
-		while (*text == ' ')
-			text++;
-		room = WIDTH - indent;
-	}
-}
 
 /* "sudoku-race: TEXT", wrapped under the text's first column. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -58,15 +35,6 @@ static void say(const char *fmt, ...)
 	int at = (int)strlen(PROGRAM ": ");
 	fprintf(stderr, "%s: ", PROGRAM);
 	print_wrapped(stderr, text, at, at);
-}
-
-int label_width(const char *heading, int most)
-{
-	int w = (int)strlen(heading);
-	for (int i = 0; i < nspecs; i++)
-		if ((int)strlen(specs[i].label) > w)
-			w = (int)strlen(specs[i].label);
-	return w < most ? w : most;
 }
 
 /* A table of numbers, a row per entry, its first column the entries'
@@ -88,7 +56,7 @@ static void print_table(FILE *f, const struct table *t)
 				width[c] = (int)strlen(t->cell[i][c]);
 		figures += 1 + width[c];
 	}
-	int label = label_width("worker", WIDTH - figures > 6 ? WIDTH - figures : 6);
+	int label = workers_label_width("worker", WIDTH - figures > 6 ? WIDTH - figures : 6);
 	fprintf(f, "%-*s", label, "worker");
 	for (int c = 0; c < t->ncols; c++)
 		fprintf(f, " %*s", width[c], t->name[c]);
@@ -119,9 +87,11 @@ static void requests_table(FILE *f)
 	static struct table t;
 	set_columns(&t, 9, "sent", "won", "late", "cancelled", "gaveup", "wrong", "error", "lost", "open");
 	for (int i = 0; i < nspecs; i++) {
-		const struct spec_stats *s = &specs[i].st;
-		const long v[] = {s->sent,   s->won,	s->late, s->cancelled, s->gaveup,
-				  s->wrong, s->errors, s->lost, s->open};
+		static const enum spec_counter col[] = {SC_SENT,   SC_WON,    SC_LATE, SC_CANCELLED, SC_GAVEUP,
+							SC_WRONG, SC_ERRORS, SC_LOST, SC_OPEN};
+		long v[sizeof col / sizeof col[0]];
+		for (size_t c = 0; c < sizeof col / sizeof col[0]; c++)
+			v[c] = stats_spec_get(i, col[c]);
 		for (int c = 0; c < t.ncols; c++)
 			snprintf(t.cell[i][c], sizeof t.cell[i][c], "%ld", v[c]);
 	}
@@ -137,13 +107,13 @@ static void processes_table(FILE *f)
 	set_columns(&t, 8, "started", "respawned", "died", "killed", "malformed", "refused", "nohello",
 		    "win_ms");
 	for (int i = 0; i < nspecs; i++) {
-		const struct worker_spec *w = &specs[i];
-		const struct spec_stats *s = &w->st;
-		const long v[] = {w->nstarted, s->respawns, s->died, s->killed, s->malformed, s->refused,
-				  s->hello_failures};
+		const long v[] = {pool_spec_nstarted(i),	 stats_spec_get(i, SC_RESPAWNS),
+				  stats_spec_get(i, SC_DIED),	 stats_spec_get(i, SC_KILLED),
+				  stats_spec_get(i, SC_MALFORMED), stats_spec_get(i, SC_REFUSED),
+				  stats_spec_get(i, SC_HELLO_FAILURES)};
 		for (int c = 0; c < 7; c++)
 			snprintf(t.cell[i][c], sizeof t.cell[i][c], "%ld", v[c]);
-		snprintf(t.cell[i][7], sizeof t.cell[i][7], "%.3f", s->won ? s->won_ms / (double)s->won : 0.0);
+		snprintf(t.cell[i][7], sizeof t.cell[i][7], "%.3f", stats_won_ms(i));
 	}
 	fprintf(f, "\nProcesses (malformed: lines that broke the protocol; refused: our lines it\n"
 		   "could not read; nohello: ended before its hello; win_ms: its mean time on a win)\n");
@@ -152,7 +122,7 @@ static void processes_table(FILE *f)
 
 static void status_table(FILE *f)
 {
-	int label = label_width("worker", 30);
+	int label = workers_label_width("worker", 30);
 	fprintf(f, "\n%-*s status\n", label, "worker");
 	for (int i = 0; i < nspecs; i++) {
 		const struct worker_spec *s = &specs[i];
@@ -160,7 +130,7 @@ static void status_table(FILE *f)
 		if (s->status == SPEC_OK)
 			snprintf(status, sizeof status, "%s",
 				 s->hello_seen ? "ok"
-				 : s->started  ? "starting (no hello before the end)"
+				 : pool_spec_started(i) ? "starting (no hello before the end)"
 					       : "not started (not needed)");
 		else
 			snprintf(status, sizeof status, "%s: %s",
@@ -173,40 +143,41 @@ static void status_table(FILE *f)
 	}
 }
 
-void stats_report(double wall_ms)
+void report_stats(double wall_ms)
 {
 	progress_before_output();
 	FILE *f = stderr;
 	say("%ld puzzles in %.1f ms: %ld solved, %ld unsat, %ld with several solutions, %ld unsolved, "
 	    "%ld timeouts, %ld invalid, %ld unsupported",
-	    counts.puzzles, wall_ms, counts.solved, counts.unsat, counts.multiple, counts.unsolved,
-	    counts.timeouts, counts.invalid, counts.unsupported);
-	if (cache_counts.hits || cache_counts.misses || cache_counts.bad || cache_counts.written ||
-	    store_enabled()) {
-		say("cache: %ld hits, %ld misses, %ld bad entries dropped, %ld written", cache_counts.hits,
-		    cache_counts.misses, cache_counts.bad, cache_counts.written);
+	    stats_get(RC_PUZZLES), wall_ms, stats_get(RC_SOLVED), stats_get(RC_UNSAT), stats_get(RC_MULTIPLE),
+	    stats_get(RC_UNSOLVED), stats_get(RC_TIMEOUTS), stats_get(RC_INVALID), stats_get(RC_UNSUPPORTED));
+	long hits = stats_cache_get(CC_HITS), misses = stats_cache_get(CC_MISSES), bad = stats_cache_get(CC_BAD),
+	     written = stats_cache_get(CC_WRITTEN);
+	if (hits || misses || bad || written || store_enabled()) {
+		say("cache: %ld hits, %ld misses, %ld bad entries dropped, %ld written", hits, misses, bad, written);
 		store_stats(f);
 	} else
 		say("cache: not used");
 	char buf[4096];
 	int pos = 0;
 	for (int i = 0; i < nspecs && pos < (int)sizeof buf; i++)
-		if (specs[i].started)
+		if (pool_spec_started(i))
 			pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s%s x%d", pos ? ", " : "",
-					specs[i].label, specs[i].nstarted);
+					specs[i].label, pool_spec_nstarted(i));
 	say("processes started: %s", pos ? buf : "none");
 	say("schedule: %s; %ld puzzles answered by the presolver alone, %ld escalated, %ld raced by all at "
 	    "once",
-	    opt.schedule_all ? "all" : "staged", counts.first_only, counts.escalated, counts.all_at_once);
-	if (counts.confirmed || counts.unconfirmed || counts.liars)
+	    opt.schedule_all ? "all" : "staged", stats_get(RC_FIRST_ONLY), stats_get(RC_ESCALATED),
+	    stats_get(RC_ALL_AT_ONCE));
+	if (stats_get(RC_CONFIRMED) || stats_get(RC_UNCONFIRMED) || stats_get(RC_LIARS))
 		say("verdicts confirmed: %ld by a second program, %ld not, %ld lies caught",
-		    counts.confirmed, counts.unconfirmed, counts.liars);
-	if (counts.escalated) {
+		    stats_get(RC_CONFIRMED), stats_get(RC_UNCONFIRMED), stats_get(RC_LIARS));
+	if (stats_get(RC_ESCALATED)) {
 		pos = 0;
 		for (int i = 0; i < nspecs && pos < (int)sizeof buf; i++)
-			if (specs[i].st.won_escalated)
+			if (stats_spec_get(i, SC_WON_ESCALATED))
 				pos += snprintf(buf + pos, sizeof buf - (size_t)pos, "%s%s %ld", pos ? ", " : "",
-						specs[i].label, specs[i].st.won_escalated);
+						specs[i].label, stats_spec_get(i, SC_WON_ESCALATED));
 		say("won after escalation: %s", pos ? buf : "none");
 	}
 	schedule_describe(buf, sizeof buf);

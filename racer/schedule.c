@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "racer.h"
+#include "protocol/grid.h"
+#include "racer/options.h"
+#include "racer/pool.h"
+#include "racer/schedule.h"
+#include "racer/workers.h"
 
 /* Recent presolver times kept per size, and when the budget is computed
  * again: every 16 puzzles at first, then every 128 (a sort of 256 floats
@@ -262,7 +266,7 @@ void schedule_describe_benched(char *buf, size_t size)
 			continue;
 		int listed = 0;
 		for (int i = 0; i < nspecs && pos < size; i++) {
-			if (schedule_joins(box, i) || !specs[i].started || specs[i].presolver)
+			if (schedule_joins(box, i) || !pool_spec_started(i) || specs[i].presolver)
 				continue;
 			if (!listed++)
 				pos += (size_t)snprintf(buf + pos, size - pos, "%s%dx%d:", pos ? "; " : "", box * box,

@@ -142,7 +142,7 @@ pid_t spawn_program(const struct spawn_program *sp, child_exit_fn fn, void *owne
 	return pid;
 }
 
-pid_t spawn_helper(int (*main)(void *), void *arg, int keep_fd, child_exit_fn fn, void *owner)
+pid_t spawn_helper(int (*run)(void *), void *arg, int keep_fd, child_exit_fn fn, void *owner)
 {
 	sigset_t all, old;
 	sigfillset(&all);
@@ -156,7 +156,7 @@ pid_t spawn_helper(int (*main)(void *), void *arg, int keep_fd, child_exit_fn fn
 			_exit(127);
 		close_from_3(keep_fd);
 		reset_signals();
-		_exit(main(arg));
+		_exit(run(arg));
 	}
 	int saved = errno;
 	sigprocmask(SIG_SETMASK, &old, NULL);

@@ -32,13 +32,13 @@ struct spawn_program {
  * cannot be executed exits 127 after a line on standard error. */
 pid_t spawn_program(const struct spawn_program *sp, child_exit_fn fn, void *owner);
 
-/* Forks a helper that runs main(arg) in a copy of the racer and _exits
+/* Forks a helper that runs run(arg) in a copy of the racer and _exits
  * with its return value: every signal back to its default, in a process
  * group of its own (the terminal's signals are the racer's to pass on),
  * killed when the racer ends. keep_fd stays open in it; every other fd
  * but 0-2 is closed. Call it before threads start. Returns the pid, or -1
  * with errno. */
-pid_t spawn_helper(int (*main)(void *), void *arg, int keep_fd, child_exit_fn fn, void *owner);
+pid_t spawn_helper(int (*run)(void *), void *arg, int keep_fd, child_exit_fn fn, void *owner);
 
 /* SIGCHLD, in base's loop, reaps the children. */
 void children_init(struct event_base *base);

@@ -18,7 +18,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "racer.h"
+#include <event2/event.h>
+
+#include "racer/options.h"
+#include "racer/spawn.h"
+#include "racer/util.h"
+#include "racer/workers.h"
 
 const char *const default_worker_names[] = {"cp", "sat", "dlx", "bf", "acs", "eda", "hill", "tabu",
 					    "gpu", NULL};
@@ -175,6 +180,47 @@ static struct worker_spec *add_spec(const char *label)
 	return s;
 }
 
+/* Entries run the same program when their executables are one file (by
+ * device and inode: however the path is spelt) and their options are the
+ * same; one that was not found is its name. The first such entry's index. */
+static int program_of(const struct worker_spec *s)
+{
+	struct stat a, b;
+	bool found = s->path && stat(s->path, &a) == 0;
+	for (int i = 0; i < s->index; i++) {
+		const struct worker_spec *o = &specs[i];
+		bool same_file = found && o->path && stat(o->path, &b) == 0 ? a.st_dev == b.st_dev && a.st_ino == b.st_ino
+					: !found && !o->path && strcmp(o->name, s->name) == 0;
+		if (!same_file)
+			continue;
+		char *const *x = s->argv + 1, *const *y = o->argv + 1;
+		while (*x && *y && strcmp(*x, *y) == 0)
+			x++, y++;
+		if (!*x && !*y)
+			return o->program;
+	}
+	return s->index;
+}
+
+bool workers_same_program(int a, int b)
+{
+	return specs[a].program == specs[b].program;
+}
+
+bool workers_takes(const struct worker_spec *s, int box, bool count)
+{
+	return box >= s->min_box && box <= s->max_box && (!count || s->complete);
+}
+
+int workers_label_width(const char *heading, int most)
+{
+	int w = (int)strlen(heading);
+	for (int i = 0; i < nspecs; i++)
+		if ((int)strlen(specs[i].label) > w)
+			w = (int)strlen(specs[i].label);
+	return w < most ? w : most;
+}
+
 /* An entry NAME[:KEY[=VALUE]]...: the program and its options. */
 static void parse_entry(const char *entry, bool must_exist)
 {
@@ -212,6 +258,7 @@ static void parse_entry(const char *entry, bool must_exist)
 			s->own_seed = true;
 	}
 	s->argv[argc] = NULL;
+	s->program = program_of(s);
 	if (!s->path) {
 		s->status = SPEC_UNAVAILABLE;
 		snprintf(s->why, sizeof s->why, "not found");
@@ -246,63 +293,77 @@ static void parse_lists(bool must_exist)
  * first puzzle: each such program runs once with them and no input (a
  * worker reads its options, says hello and ends at the end of its input).
  * One that exits with status 2 refused them, and said why on standard
- * error: a usage error of the racer's, said once (not once per start). */
-static void check_entry_options(void)
+ * error: a usage error of the racer's, said once (not once per start). A
+ * worker that does not end at the end of its input within CHECK_MS is not
+ * waited for: its options passed the reading. */
+#define CHECK_MS 2000
+
+struct check {
+	pid_t pid;
+	bool ended, refused;
+};
+static struct check checks[MAX_SPECS];
+static int checks_running;
+
+static void check_ended(void *owner, int wstatus)
 {
-	pid_t pid[MAX_SPECS] = {0};
-	int running = 0;
+	struct check *c = owner;
+	c->ended = true;
+	c->refused = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 2;
+	checks_running--;
+}
+
+static void check_timeout(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+}
+
+static void check_entry_options(struct event_base *base)
+{
 	for (int i = 0; i < nspecs; i++) {
 		struct worker_spec *s = &specs[i];
+		checks[i] = (struct check){0};
 		if (!s->path || !s->argv[2])
 			continue; /* no options of its own */
-		pid[i] = fork();
-		if (pid[i] == 0) {
-			int null = open("/dev/null", O_RDWR);
-			if (null < 0 || dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0)
-				_exit(127);
-			setpgid(0, 0);
-			execv(s->path, s->argv);
-			_exit(127);
-		}
-		if (pid[i] < 0)
-			pid[i] = 0; /* unchecked: a failure shows at its start */
+		struct spawn_program sp = {.path = s->path, .argv = s->argv, .stdin_fd = -1, .stdout_fd = -1,
+					   .own_group = true, .die_with_racer = true};
+		checks[i].pid = spawn_program(&sp, check_ended, &checks[i]);
+		if (checks[i].pid > 0)
+			checks_running++;
 		else
-			running++;
+			checks[i].pid = 0; /* unchecked: a failure shows at its start */
+	}
+	if (checks_running) {
+		struct timeval tv = {CHECK_MS / 1000, CHECK_MS % 1000 * 1000};
+		struct event *deadline = evtimer_new(base, check_timeout, NULL);
+		if (!deadline || evtimer_add(deadline, &tv) < 0)
+			die("cannot create a timer");
+		while (checks_running && evtimer_pending(deadline, NULL))
+			event_base_loop(base, EVLOOP_ONCE);
+		event_free(deadline);
 	}
 	bool refused = false;
-	/* a worker that does not end at the end of its input is not waited
-	 * for long: its options passed the reading */
-	for (int waited_ms = 0; running && waited_ms < 2000; waited_ms++) {
-		for (int i = 0; i < nspecs; i++) {
-			int st;
-			if (pid[i] <= 0 || waitpid(pid[i], &st, WNOHANG) != pid[i])
-				continue;
-			pid[i] = 0;
-			running--;
-			if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
-				fprintf(stderr, "%s: --workers: '%s': the worker refused its options\n", PROGRAM,
-					specs[i].label);
-				refused = true;
-			}
+	for (int i = 0; i < nspecs; i++) {
+		struct check *c = &checks[i];
+		if (c->pid > 0 && !c->ended) {
+			kill(-c->pid, SIGKILL);
+			kill(c->pid, SIGKILL);
+			children_wait(c->pid, NULL);
+		} else if (c->refused) {
+			fprintf(stderr, "%s: --workers: '%s': the worker refused its options\n", PROGRAM, specs[i].label);
+			refused = true;
 		}
-		if (running)
-			usleep(1000);
 	}
-	for (int i = 0; i < nspecs; i++)
-		if (pid[i] > 0) {
-			kill(-pid[i], SIGKILL);
-			kill(pid[i], SIGKILL);
-			waitpid(pid[i], NULL, 0);
-		}
+	checks_running = 0;
 	if (refused)
 		exit(2);
 }
 
-void workers_setup(void)
+void workers_setup(struct event_base *base)
 {
 	if (opt.nworker_lists) {
 		parse_lists(true);
-		check_entry_options();
+		check_entry_options(base);
 		return;
 	}
 	for (int i = 0; default_worker_names[i]; i++) {
@@ -364,7 +425,7 @@ void workers_setup_listing(void)
  * available worker's program is on the line below. */
 void workers_print_listing(void)
 {
-	int label = label_width("WORKER", 20);
+	int label = workers_label_width("WORKER", 20);
 	int at = label + 1 + 10 + 1 + 5 + 1 + 6 + 1; /* the status column */
 	printf("%-*s %-10s %-5s %-6s %s\n", label, "WORKER", "KIND", "SIZES", "DEVICE", "STATUS");
 	for (int i = 0; i < nspecs; i++) {
