@@ -30,6 +30,13 @@
 #define INFLIGHT_CAP 1024
 /* A worker's answers read at once, at most (a pipe holds 64 kB). */
 #define FROM_CHUNK 65536
+/* The cancel grace follows how the process answers: at least --grace, and
+ * GRACE_FACTOR times the slowest acknowledgement it gave lately (a loaded
+ * machine may leave it without a core for a while), at most GRACE_MOST
+ * times --grace. The slowest fades by ACK_FADE at each acknowledgement. */
+#define GRACE_FACTOR 4
+#define GRACE_MOST 25
+#define ACK_FADE 0.98
 
 #define BIT(s) (1u << (s))
 static const unsigned allowed[] = {
@@ -117,6 +124,15 @@ static int find(struct proc *p, uint64_t seq)
 	return -1;
 }
 
+/* The time it has to acknowledge a cancel, ns. */
+static uint64_t grace_ns(const struct proc *p)
+{
+	double ms = opt.grace_s * 1000, seen = GRACE_FACTOR * p->slowest_ack_ms;
+	if (seen > ms)
+		ms = seen < GRACE_MOST * ms ? seen : GRACE_MOST * ms;
+	return (uint64_t)(ms * 1e6);
+}
+
 /* When the oldest cancel not acknowledged yet runs out of grace (0: none). */
 static uint64_t cancel_deadline_ns(const struct proc *p)
 {
@@ -126,7 +142,7 @@ static uint64_t cancel_deadline_ns(const struct proc *p)
 		if (c && (!oldest || c < oldest))
 			oldest = c;
 	}
-	return oldest ? oldest + (uint64_t)(opt.grace_s * 1e9) : 0;
+	return oldest ? oldest + grace_ns(p) : 0;
 }
 
 /* The state after the attempts in flight changed. The grace timer is set
@@ -157,8 +173,11 @@ static void forget_all(struct proc *p)
 static struct attempt *take(struct proc *p, int i, uint64_t now)
 {
 	struct attempt *a = proc_at(p, i);
-	if (a->cancel_ns)
+	if (a->cancel_ns) {
+		double ms = now > a->cancel_ns ? (double)(now - a->cancel_ns) / 1e6 : 0;
+		p->slowest_ack_ms = ms > p->slowest_ack_ms * ACK_FADE ? ms : p->slowest_ack_ms * ACK_FADE;
 		p->ncancels--;
+	}
 	if (i == 0) {
 		p->head++;
 		p->head_ns = now;

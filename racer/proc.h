@@ -84,6 +84,7 @@ struct proc {
 	int found;                 /* where the last one looked up was (a hint) */
 	uint64_t spawned_ns;
 	uint64_t head_ns;          /* when the head attempt became the head */
+	double slowest_ack_ms;     /* of its cancels lately (fading): the grace follows it */
 };
 
 void proc_init(struct proc *p, int index, const struct worker_spec *s, int nice,

@@ -41,6 +41,7 @@ void puzzle_init(struct puzzle *pz, uint64_t seq, const char *input_name, int ns
 	pz->stage = STAGE_NONE;
 	pz->escalated = pz->requeue = pz->overdue = pz->cache_hit = false;
 	pz->timeout_reason = pz->marked = false;
+	pz->lost = 0;
 	pz->verdict = V_PENDING;
 	pz->uniq = UNIQ_UNKNOWN;
 	pz->input_name = input_name;

@@ -52,6 +52,7 @@ struct puzzle {
 	bool cache_hit;
 	bool timeout_reason;       /* a worker gave up with "timeout" */
 	bool marked;               /* in the race's list of puzzles to look at */
+	uint8_t lost;              /* times a process ended under it */
 	enum verdict verdict;
 	enum uniqueness uniq;      /* V_SOLVED: what --count found (or the cache knew) */
 	const char *input_name;    /* NULL: standard input */

@@ -25,6 +25,8 @@
 
 /* Puzzles racing every entry at once, per process of the largest entry. */
 #define ALL_DEPTH 16
+/* Times a puzzle is raced again because a process ended under it. */
+#define MAX_LOST 3
 
 struct list {
 	struct puzzle *head, *tail;
@@ -541,8 +543,24 @@ static void on_lost(void *owner, struct proc *p, struct attempt *a, enum outcome
 	}
 	if (stopped || !puzzle_racing(pz) || a->outcome != OUT_SENT)
 		return;
-	if (pz->state == PZ_FIRST && pz->requeue && a->spec == pz->first_spec) {
+	bool presolver = pz->state == PZ_FIRST && a->spec == pz->first_spec;
+	if (presolver && pz->requeue) {
 		requeue(pz);
+		return;
+	}
+	/* its process ended under it (died, killed, restarted): raced again,
+	 * on another process of the entry or the one started in its place,
+	 * before anyone is counted out; a puzzle that keeps ending its
+	 * workers is not raced again for ever */
+	if (why != OUT_OUT && pz->lost < MAX_LOST) {
+		pz->lost++;
+		if (presolver) {
+			requeue(pz);
+		} else {
+			pz->att[a->spec] = NULL;
+			attempt_free(a);
+			mark(pz);
+		}
 		return;
 	}
 	a->outcome = (uint8_t)why;
