@@ -114,3 +114,18 @@ setup() {
 	# the confirmer has as many processes as the presolver
 	grep -q 'processes started: cp x2, dlx x2$' <<<"$stderr"
 }
+
+@test "a program is its executable and options, not its spelling: it never confirms itself" {
+	# the same nay-sayer twice, by name and by path: no second program says
+	# "no solution" to the empty grid, so the claim stands unconfirmed and
+	# is not cached
+	local nayer
+	nayer=$(command -v fake-nayer)
+	run --separate-stderr sudoku-race --cache "$T/c" --json --workers "fake-nayer,$nayer" "$T/empty.txt"
+	assert_failure 1
+	assert_output --partial '"status":"unsat"'
+	assert_output --partial '"confirmed":false'
+	run --separate-stderr sudoku-race --cache "$T/c" --json --workers "fake-nayer,$nayer,cp" "$T/empty.txt"
+	assert_success
+	assert_output --partial '"status":"solved"'
+}
