@@ -31,7 +31,6 @@ static bool at_eof, paused, all_done, started, stopped;
 static long lineno;
 static bool discarding;  /* inside a line longer than PUZZLE_LINE_MAX */
 static bool need_more;   /* every whole line buffered was taken: read on */
-static long discard_line;
 static struct puzzle_stream ps;
 static struct evbuffer *buf;
 static struct event *read_ev, *pump_ev;
@@ -97,8 +96,10 @@ static void process(void)
 			if (discarding) {
 				pos = len;
 			} else if (len - pos > PUZZLE_LINE_MAX) {
+				/* said as it passes the bound: a line may never end
+				 * (< /dev/zero); the rest of it is skipped */
+				overlong(++lineno);
 				discarding = true;
-				discard_line = ++lineno;
 				pos = len;
 			} else if (at_eof) {
 				/* the last line, without its LF */
@@ -111,8 +112,7 @@ static void process(void)
 		size_t l = (size_t)(nl - start);
 		pos += l + 1;
 		if (discarding) {
-			discarding = false;
-			overlong(discard_line);
+			discarding = false; /* the end of a line said already */
 			continue;
 		}
 		lineno++;
@@ -131,10 +131,7 @@ static void open_next(void);
 static void end_source(void)
 {
 	queue_batch_begin();
-	if (discarding) {
-		discarding = false;
-		overlong(discard_line);
-	}
+	discarding = false;
 	enum stream_event ev = puzzle_stream_finish(&ps, queue_next_item());
 	if (ev != STREAM_NONE)
 		queue_add(ev, name);

@@ -144,15 +144,19 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 }
 
 /* Workers are spawned onto fds 0 and 1 of their own; if the racer was
- * started with one of 0-2 closed, a pipe could land there. */
-static void ensure_std_fds(void)
+ * started with one of 0-2 closed, a pipe could land there: /dev/null takes
+ * its place. True when standard output was closed. */
+static bool ensure_std_fds(void)
 {
+	bool out_closed = false;
 	for (int fd = 0; fd <= 2; fd++)
 		if (fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
 			int n = open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
 			if (n < 0 || n != fd)
 				die("cannot open /dev/null");
+			out_closed |= fd == STDOUT_FILENO;
 		}
+	return out_closed;
 }
 
 /* -j's default: the processors. */
@@ -233,9 +237,11 @@ int main(int argc, char **argv)
 {
 	/* a closed reader is seen as EPIPE where it matters */
 	signal(SIGPIPE, SIG_IGN);
-	ensure_std_fds();
+	bool out_closed = ensure_std_fds();
 	util_set_before_message(progress_before_output);
 	options_parse(argc, argv);
+	if (out_closed)
+		die("standard output is closed: the answers would be lost");
 	if (opt.command == CMD_CACHE)
 		return store_command(opt.nargs, opt.args);
 

@@ -33,6 +33,7 @@ struct entry {
 	int grow_allowed;      /* processes allowed now (pool_may_grow) */
 	uint64_t grow_after_ns, start_cost_ns;
 	int strikes;           /* deaths since the last well-formed answer */
+	bool warned_start;     /* a failure to start it was said */
 };
 
 static struct proc *procs;
@@ -152,12 +153,18 @@ static void on_ended(void *owner, struct proc *p)
 		if (p->was_starting)
 			stats_spec_add(s->index, SC_HELLO_FAILURES, 1);
 	}
+	if (p->start_error[0] && !e->warned_start) {
+		/* a system's refusal (no fd, no process): said once an entry */
+		e->warned_start = true;
+		warn("worker %s: %s", s->label, p->start_error);
+	}
 	if (e->strikes >= MAX_STRIKES) {
 		if (probe)
 			pool_spec_out(s->index, SPEC_UNAVAILABLE, false, "%s", p->was_starting ? "no hello" : "died");
 		else
-			pool_spec_out(s->index, SPEC_DISABLED, true, "%s %d times in a row",
-				      p->was_starting ? "failed to start" : "died or hung", e->strikes);
+			pool_spec_out(s->index, SPEC_DISABLED, true, "%s %d times in a row%s%s",
+				      p->was_starting ? "failed to start" : "died or hung", e->strikes,
+				      p->start_error[0] ? ": " : "", p->start_error);
 		return;
 	}
 	if (probe) {

@@ -613,8 +613,9 @@ void proc_spawn(struct proc *p)
 	p->spawned_ns = now_ns();
 	p->pid = 0;
 	int to[2] = {-1, -1}, from[2] = {-1, -1};
+	p->start_error[0] = '\0';
 	if (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0) {
-		warn("worker %s: cannot make its pipes: %s", p->spec->label, strerror(errno));
+		snprintf(p->start_error, sizeof p->start_error, "cannot make its pipes: %s", strerror(errno));
 		goto failed;
 	}
 	struct spawn_program sp = {
@@ -630,7 +631,7 @@ void proc_spawn(struct proc *p)
 	};
 	pid_t pid = spawn_program(&sp, on_exit_status, p);
 	if (pid < 0) {
-		warn("worker %s: cannot start it: %s", p->spec->label, strerror(errno));
+		snprintf(p->start_error, sizeof p->start_error, "cannot start it: %s", strerror(errno));
 		goto failed;
 	}
 	close(to[0]);

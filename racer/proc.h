@@ -72,6 +72,7 @@ struct proc {
 	enum outcome why;          /* what its attempts in flight become when it ends */
 	bool strike;               /* its end counts against its entry */
 	bool was_starting;         /* it ended before hello */
+	char start_error[96];      /* why proc_spawn could not start it ("": it could) */
 	struct event_base *base;
 	struct event *from;        /* its standard output: read 64 kB at a time */
 	struct evbuffer *from_buf;
@@ -90,7 +91,7 @@ struct proc {
 void proc_init(struct proc *p, int index, const struct worker_spec *s, int nice,
 	       const struct proc_events *ev, void *owner, struct event_base *base);
 /* NEW or DEAD -> STARTING. A failed spawn ends it at once (ended() is
- * called, a strike, like a death). */
+ * called, a strike, like a death; start_error says why). */
 void proc_spawn(struct proc *p);
 /* Ready for attempts: said hello, not ending. */
 bool proc_ready(const struct proc *p);

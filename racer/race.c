@@ -351,6 +351,22 @@ static void confirm(struct puzzle *pz, int c)
 	}
 }
 
+/* When every entry is out: the first one's reason, for "no available
+ * worker" (a system that lets no worker start says so there). */
+static const char *why_none_left(void)
+{
+	static char why[160];
+	for (int i = 0; i < nspecs; i++)
+		if (specs[i].status == SPEC_OK)
+			return "";
+	for (int i = 0; i < nspecs; i++)
+		if (specs[i].status == SPEC_DISABLED) {
+			snprintf(why, sizeof why, " (%.24s: %.120s)", specs[i].label, specs[i].why);
+			return why;
+		}
+	return "";
+}
+
 /* Ends the race when nobody is left in it and nobody can still join. */
 static void check_done(struct puzzle *pz)
 {
@@ -392,9 +408,9 @@ static void check_done(struct puzzle *pz)
 	enum verdict v = V_UNSOLVED;
 	if (!tried) {
 		v = V_UNSUPPORTED;
-		snprintf(pz->text, sizeof pz->text, "line %ld: no available %sworker takes %dx%d grids%s",
+		snprintf(pz->text, sizeof pz->text, "line %ld: no available %sworker takes %dx%d grids%s%s",
 			 pz->item.line, opt.count ? "complete " : "", pz->item.grid.side, pz->item.grid.side,
-			 opt.count ? " (--count)" : "");
+			 opt.count ? " (--count)" : "", why_none_left());
 	} else if (opt.timeout_s > 0 && pz->timeout_reason) {
 		v = V_TIMEOUT;
 	}

@@ -107,11 +107,10 @@ static char *find_on_path(const char *prog)
 		const char *colon = strchr(path, ':');
 		size_t len = colon ? (size_t)(colon - path) : strlen(path);
 		char cand[PATH_MAX];
-		if (len == 0)
-			snprintf(cand, sizeof cand, "./%s", prog);
-		else
-			snprintf(cand, sizeof cand, "%.*s/%s", (int)len, path, prog);
-		if (is_executable(cand))
+		/* an empty or relative element (".") is never searched: a
+		 * program of the current directory joins no portfolio */
+		snprintf(cand, sizeof cand, "%.*s/%s", (int)len, path, prog);
+		if (len && path[0] == '/' && is_executable(cand))
 			return xstrdup(cand);
 		path += len + (colon ? 1 : 0);
 	}
@@ -293,14 +292,16 @@ static void parse_lists(bool must_exist)
  * first puzzle: each such program runs once with them and no input (a
  * worker reads its options, says hello and ends at the end of its input).
  * One that exits with status 2 refused them, and said why on standard
- * error: a usage error of the racer's, said once (not once per start). A
- * worker that does not end at the end of its input within CHECK_MS is not
- * waited for: its options passed the reading. */
+ * error; one that ends without a hello (its --help, its --version) did not
+ * start with them: a usage error of the racer's either way, said once (not
+ * once per start). A worker that does not end at the end of its input
+ * within CHECK_MS is not waited for: its options passed the reading. */
 #define CHECK_MS 2000
 
 struct check {
 	pid_t pid;
-	bool ended, refused;
+	int out;                /* its standard output's read end */
+	bool ended, refused, crashed;
 };
 static struct check checks[MAX_SPECS];
 static int checks_running;
@@ -310,6 +311,7 @@ static void check_ended(void *owner, int wstatus)
 	struct check *c = owner;
 	c->ended = true;
 	c->refused = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 2;
+	c->crashed = !WIFEXITED(wstatus);
 	checks_running--;
 }
 
@@ -318,21 +320,39 @@ static void check_timeout(evutil_socket_t fd, short what, void *arg)
 	(void)fd, (void)what, (void)arg;
 }
 
+static void start_check(struct worker_spec *s, struct check *c)
+{
+	int out[2];
+	*c = (struct check){.out = -1};
+	if (pipe2(out, O_CLOEXEC | O_NONBLOCK) < 0)
+		return; /* unchecked: a failure shows at its start */
+	struct spawn_program sp = {.path = s->path, .argv = s->argv, .stdin_fd = -1, .stdout_fd = out[1],
+				   .own_group = true, .die_with_racer = true};
+	c->pid = spawn_program(&sp, check_ended, c);
+	close(out[1]);
+	if (c->pid > 0) {
+		c->out = out[0];
+		checks_running++;
+	} else {
+		c->pid = 0;
+		close(out[0]);
+	}
+}
+
+/* Did it say hello first? (What it wrote is in the pipe, up to 64 kB.) */
+static bool said_hello(const struct check *c)
+{
+	char first[8];
+	return read(c->out, first, 6) == 6 && memcmp(first, "hello ", 6) == 0;
+}
+
 static void check_entry_options(struct event_base *base)
 {
-	for (int i = 0; i < nspecs; i++) {
-		struct worker_spec *s = &specs[i];
-		checks[i] = (struct check){0};
-		if (!s->path || !s->argv[2])
-			continue; /* no options of its own */
-		struct spawn_program sp = {.path = s->path, .argv = s->argv, .stdin_fd = -1, .stdout_fd = -1,
-					   .own_group = true, .die_with_racer = true};
-		checks[i].pid = spawn_program(&sp, check_ended, &checks[i]);
-		if (checks[i].pid > 0)
-			checks_running++;
+	for (int i = 0; i < nspecs; i++)
+		if (specs[i].path && specs[i].argv[2])
+			start_check(&specs[i], &checks[i]);
 		else
-			checks[i].pid = 0; /* unchecked: a failure shows at its start */
-	}
+			checks[i] = (struct check){.out = -1}; /* no options of its own */
 	if (checks_running) {
 		struct timeval tv = {CHECK_MS / 1000, CHECK_MS % 1000 * 1000};
 		struct event *deadline = evtimer_new(base, check_timeout, NULL);
@@ -352,7 +372,13 @@ static void check_entry_options(struct event_base *base)
 		} else if (c->refused) {
 			fprintf(stderr, "%s: --workers: '%s': the worker refused its options\n", PROGRAM, specs[i].label);
 			refused = true;
+		} else if (c->pid > 0 && !c->crashed && !said_hello(c)) {
+			fprintf(stderr, "%s: --workers: '%s': the worker did not start with its options (no hello)\n",
+				PROGRAM, specs[i].label);
+			refused = true;
 		}
+		if (c->out >= 0)
+			close(c->out);
 	}
 	checks_running = 0;
 	if (refused)

@@ -50,3 +50,40 @@ setup() {
 	run verify "$T/in" "$T/out"
 	assert_line "$n ok, 0 none, 0 wrong"
 }
+
+@test "a closed standard output is an error, not answers thrown away" {
+	run --separate-stderr bash -c 'sudoku-race --no-cache "$1" >&-' _ "$DATA/easy9.txt"
+	assert_failure 2
+	assert_equal "$stderr" "sudoku-race: standard output is closed: the answers would be lost"
+}
+
+@test "a worker entry whose options make it print and leave (cp:help) is a usage error" {
+	run --separate-stderr race --workers cp:help "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output ""
+	assert_equal "$stderr" "sudoku-race: --workers: 'cp:help': the worker did not start with its options (no hello)"
+}
+
+@test "a line that never ends is said invalid as it passes the bound (< /dev/zero)" {
+	run --separate-stderr bash -c 'timeout 20 sudoku-race --no-cache </dev/zero | head -n 1'
+	assert_output "# invalid: line 1: longer than 65536 bytes"
+}
+
+@test "the PATH's empty and relative elements are never searched for workers" {
+	cd "$T"
+	printf '#!/bin/sh\necho "hello zz 1 proto=1 kind=complete sizes=3-3 device=cpu"\ncat >/dev/null\n' >sudoku-zz
+	chmod +x sudoku-zz
+	run --separate-stderr env PATH=".:$PATH" sudoku-race --no-cache --workers zz "$DATA/easy9.txt"
+	assert_failure 2
+	[[ $stderr == *"no worker program 'zz'"* ]]
+	run --separate-stderr env PATH=":$PATH" sudoku-race --no-cache --workers zz "$DATA/easy9.txt"
+	assert_failure 2
+}
+
+@test "workers that the system will not start: the reason is said, on every answer too" {
+	# room for the racer's own descriptors, none for a worker's pipes
+	run --separate-stderr bash -c 'ulimit -n 7; sudoku-race --no-cache <"$1"' _ "$DATA/easy9.txt"
+	assert_failure 1
+	assert_line --index 0 "# unsupported: line 1: no available worker takes 9x9 grids (cp: failed to start 4 times in a row: cannot make its pipes: Too many open files)"
+	assert_equal "$(grep -c 'worker cp: cannot make its pipes: Too many open files$' <<<"$stderr")" 1
+}
