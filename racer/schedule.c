@@ -18,8 +18,8 @@
 #include "racer/workers.h"
 
 /* Recent presolver times kept per size, and when the budget is computed
- * again: every 16 puzzles at first, then every 128 (a sort of 256 floats
- * every 16 puzzles was 4% of the racer's time on easy puzzles). */
+ * again: every 16 puzzles at first, then every 128 (the quantile is a
+ * selection over up to 256 times: not every puzzle's work). */
 #define RECENT 256
 #define RECOMPUTE_EVERY 16
 #define QUANTILE 0.95
@@ -131,9 +131,9 @@ void schedule_init(void)
 	}
 }
 
-/* presolver_of per size and kind of grid, as long as no entry changed
- * (its strcmp over the entries was a percent of the racer's time on easy
- * puzzles); -2: not known */
+/* presolver_of per size and kind of grid, as long as no entry changed (it
+ * is asked once a puzzle; the answer changes only with an entry); -2: not
+ * known */
 static int presolver_known[GRID_MAX_BOX + 1][2];
 
 void schedule_forget(void)
@@ -162,8 +162,7 @@ double schedule_budget_ms(int box)
 }
 
 /* The k-th smallest of v[0..n) (Hoare's selection; v is reordered): the
- * quantile without a sort (qsort of 256 times was 1% of the racer's time
- * on easy puzzles). */
+ * quantile without a sort. */
 static float kth_smallest(float *v, int n, int k)
 {
 	int lo = 0, hi = n - 1;
