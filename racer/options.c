@@ -106,7 +106,7 @@ static void print_help(void)
 	       "                         give up on a puzzle after SECS seconds of racing\n"
 	       "      --grace=SECS       time a worker has to acknowledge a cancel before it is\n"
 	       "                         killed and restarted (default 0.2; '150ms' also works;\n"
-	       "                         longer for a worker that was slow to acknowledge lately)\n"
+	       "                         longer for one that was slow to acknowledge lately)\n"
 	       "      --hello-timeout=SECS  time a worker has to say hello after it starts,\n"
 	       "                         before it is killed and started again (default 10: a\n"
 	       "                         GPU worker starting CUDA beside others takes seconds)\n"

@@ -457,11 +457,11 @@ void progress_message(const struct proc *p, const struct puzzle *pz, const struc
 	if (r->line_ns && now - r->line_ns < (uint64_t)WORKER_LINE_MS * 1000000u)
 		return;
 	r->line_ns = now;
-	char where[4200] = "";
+	char where[PUZZLE_WHERE_MAX + 32] = "";
 	if (pz)
 		snprintf(where, sizeof where, " (%s%sline %ld)", pz->input_name ? pz->input_name : "",
 			 pz->input_name ? ": " : "", pz->item.line);
-	char who[4200];
+	char who[PATH_MAX + 64]; /* a label: a path and options */
 	proc_name(p, false, who, sizeof who);
 	fprintf(stderr, "%s: puzzle %llu%s: %s: %s (%s, %.1f s)\n", PROGRAM, (unsigned long long)seq, where,
 		who, r->text, stage_name(pz), (double)(now - p->head_ns) / 1e9);

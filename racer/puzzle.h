@@ -13,6 +13,7 @@
 #ifndef RACER_PUZZLE_H
 #define RACER_PUZZLE_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -97,7 +98,8 @@ void puzzle_keep_solution(struct puzzle *pz, const uint8_t *cells);
 /* The memory it holds beyond its slot; the slot is FREE again. */
 void puzzle_release(struct puzzle *pz);
 /* "FILE: " for a puzzle of a named file (as the workers' filter mode
- * writes it), or "". */
+ * writes it), or "", into a buffer of PUZZLE_WHERE_MAX bytes. */
+#define PUZZLE_WHERE_MAX (PATH_MAX + 8)
 const char *puzzle_where(const struct puzzle *pz, char *buf, size_t size);
 /* What entry spec did in its race (OUT_NONE: nothing yet). */
 enum outcome puzzle_outcome(const struct puzzle *pz, int spec);

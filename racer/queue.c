@@ -14,9 +14,6 @@
 #include "racer/util.h"
 #include "racer/workers.h"
 
-/* Room for "FILE: " in messages. */
-#define WHERE_MAX (PATH_MAX + 8)
-
 static struct ring ring;
 static void (*wake)(void);
 static uint64_t dispatch_seq; /* the next puzzle in input order to race */
@@ -86,7 +83,7 @@ void queue_batch_end(void)
 static bool take_cached(struct puzzle *pz, enum cache_result r, const struct cache_entry *e, const char *bad)
 {
 	if (bad) {
-		char where[WHERE_MAX];
+		char where[PUZZLE_WHERE_MAX];
 		warn("cache: a bad entry for %sline %ld (%s): dropped, the puzzle is raced",
 		     puzzle_where(pz, where, sizeof where), pz->item.line, bad);
 	}

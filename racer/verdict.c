@@ -14,9 +14,6 @@
 #include "racer/verdict.h"
 #include "racer/workers.h"
 
-/* Room for "FILE: " in messages. */
-#define WHERE_MAX 4200
-
 static void (*leave_out)(int spec, const char *why);
 static long count_limit;
 
@@ -107,7 +104,7 @@ static bool verified(const struct puzzle *pz, struct worker_spec *s, const char 
 		return true;
 	stats_spec_add(s->index, SC_WRONG, 1);
 	if (!s->warned_wrong) {
-		char where[WHERE_MAX];
+		char where[PUZZLE_WHERE_MAX];
 		s->warned_wrong = true;
 		warn("worker %s sent a wrong answer for %sline %ld (%s); it loses that race", s->label,
 		     puzzle_where(pz, where, sizeof where), pz->item.line, text ? why : "no grid");
@@ -149,7 +146,7 @@ static void caught_lying(struct puzzle *pz, int liar, const char *claim, int wit
 	if (s->status != SPEC_OK || s->warned_wrong)
 		return;
 	s->warned_wrong = true;
-	char where[WHERE_MAX], why[sizeof s->why];
+	char where[PUZZLE_WHERE_MAX], why[sizeof s->why];
 	const char *by = witness >= 0 ? specs[witness].label : "two different verified solutions";
 	warn("worker %s: claimed %s for %sline %ld, disproved by %s; left out from now on", s->label, claim,
 	     puzzle_where(pz, where, sizeof where), pz->item.line, by);
