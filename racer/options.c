@@ -117,10 +117,13 @@ static void print_help(void)
 	       "  -p, --progress         show the race on standard error: on a terminal a\n"
 	       "                         display sized to it (done/total, rate, ETA, wins\n"
 	       "                         per worker, the busy processes); else a line every\n"
-	       "                         few seconds and the workers' progress reports;\n"
-	       "                         a summary line at the end\n"
+	       "                         few seconds; a summary at the end\n"
 	       "      --progress-ms=MS   off a terminal, at most one progress line every MS ms\n"
 	       "                         (default 3000)\n"
+	       "  -v, --verbose          with --progress off a terminal, the workers' own\n"
+	       "                         progress reports too (one a worker each 0.5 s)\n"
+	       "  -q, --quiet            no warnings (a worker left out, a bad cache entry):\n"
+	       "                         errors only\n"
 	       "      --stats            at the end, print counts per worker on standard error\n"
 	       "      --json             one JSON object per puzzle instead of the answer line\n"
 	       "      --pretty           print solutions as boxed grids\n"
@@ -219,6 +222,8 @@ void options_parse(int argc, char **argv)
 		{"seed", required_argument, NULL, 's'},
 		{"progress", no_argument, NULL, 'p'},
 		{"progress-ms", required_argument, NULL, OPT_PROGRESS_MS},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
 		{"stats", no_argument, NULL, OPT_STATS},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"pretty", no_argument, NULL, OPT_PRETTY},
@@ -235,7 +240,7 @@ void options_parse(int argc, char **argv)
 		{NULL, 0, NULL, 0},
 	};
 	int c;
-	while ((c = getopt_long(argc, argv, "w:j:t:c::s:phV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "w:j:t:c::s:pvqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			opt.worker_lists = realloc(opt.worker_lists,
@@ -281,6 +286,12 @@ void options_parse(int argc, char **argv)
 		}
 		case 'p':
 			opt.progress = true;
+			break;
+		case 'v':
+			opt.verbose = true;
+			break;
+		case 'q':
+			opt.quiet = true;
 			break;
 		case OPT_PROGRESS_MS: {
 			char *end;

@@ -44,8 +44,10 @@
 
 #define LIVE_MS 100
 #define WORKER_LINE_MS 500
-/* the longest worker label shown whole */
+/* the longest worker label shown whole: on the live display, and in the
+ * summary */
 #define LABEL_MAX 24
+#define SUMMARY_LABEL_MAX 48
 /* the rate is taken over about the last RATE_SAMPLES seconds */
 #define RATE_SAMPLES 10
 /* a file larger than this is not counted up front (the total is "?") */
@@ -237,15 +239,29 @@ static void describe_progress(char *buf, size_t size, uint64_t now)
 }
 
 /* "cp 1200, sat 30, cache 4", or "none yet"; cut: labels cut to LABEL_MAX */
+/* A label for the summary: whole up to SUMMARY_LABEL_MAX, else its head
+ * and its tail (where entries of one program differ: ":seed=2"), so that
+ * the summary wraps at words within 80 columns. */
+static const char *summary_label(const char *label, char *buf, size_t size)
+{
+	size_t n = strlen(label), head = 22, tail = SUMMARY_LABEL_MAX - head - 3;
+	if (n <= SUMMARY_LABEL_MAX || size <= SUMMARY_LABEL_MAX)
+		snprintf(buf, size, "%s", label);
+	else
+		snprintf(buf, size, "%.*s...%s", (int)head, label, label + n - tail);
+	return buf;
+}
+
 static void describe_wins(char *buf, size_t size, bool cut)
 {
 	size_t pos = 0;
 	buf[0] = '\0';
-	char label[LABEL_MAX + 1];
+	char label[SUMMARY_LABEL_MAX + 1];
 	for (int i = 0; i < nspecs && pos < size; i++)
 		if (stats_spec_get(i, SC_WON))
 			pos += (size_t)snprintf(buf + pos, size - pos, "%s%s %ld", pos ? ", " : "",
-						cut ? short_label(specs[i].label, label, sizeof label) : specs[i].label,
+						cut ? short_label(specs[i].label, label, sizeof label)
+						    : summary_label(specs[i].label, label, sizeof label),
 						stats_spec_get(i, SC_WON));
 	if (stats_get(RC_CACHE_HITS) && pos < size)
 		pos += (size_t)snprintf(buf + pos, size - pos, "%scache %ld", pos ? ", " : "",
@@ -451,7 +467,7 @@ void progress_message(const struct proc *p, const struct puzzle *pz, const struc
 					m->fields[i].key, m->fields[i].value);
 	uint64_t seq = strtoull(m->id, NULL, 10);
 	r->seq = seq;
-	if (live)
+	if (live || !opt.verbose)
 		return;
 	uint64_t now = now_ns();
 	if (r->line_ns && now - r->line_ns < (uint64_t)WORKER_LINE_MS * 1000000u)
@@ -463,8 +479,12 @@ void progress_message(const struct proc *p, const struct puzzle *pz, const struc
 			 pz->input_name ? ": " : "", pz->item.line);
 	char who[PATH_MAX + 64]; /* a label: a path and options */
 	proc_name(p, false, who, sizeof who);
-	fprintf(stderr, "%s: puzzle %llu%s: %s: %s (%s, %.1f s)\n", PROGRAM, (unsigned long long)seq, where,
-		who, r->text, stage_name(pz), (double)(now - p->head_ns) / 1e9);
+	char line[2 * PATH_MAX + 512];
+	snprintf(line, sizeof line, "puzzle %llu%s: %s: %s (%s, %.1f s)", (unsigned long long)seq, where, who,
+		 r->text, stage_name(pz), (double)(now - p->head_ns) / 1e9);
+	int at = (int)strlen(PROGRAM ": ");
+	fprintf(stderr, "%s: ", PROGRAM);
+	print_wrapped(stderr, line, at, at);
 }
 
 /* "3 puzzles answered in 1.2 s (2.5/s): 3 solved; wins: cp 3" */
@@ -492,9 +512,14 @@ static void summary_line(void)
 			pos += (size_t)snprintf(verdicts + pos, sizeof verdicts - pos, "%s%ld %s", pos ? ", " : "",
 						parts[i].n, parts[i].what);
 	describe_wins(wins, sizeof wins, false);
-	fprintf(stderr, "%s: %ld%s puzzles answered in %s (%.1f/s)%s%s; wins: %s\n", PROGRAM, done, of,
-		elapsed_time(secs, d, sizeof d),
-		secs > 0 ? (double)done / secs : 0.0, pos ? ": " : "", verdicts, wins);
+	char line[8192];
+	snprintf(line, sizeof line, "%ld%s puzzles answered in %s (%.1f/s)%s%s; wins: %s", done, of,
+		 elapsed_time(secs, d, sizeof d), secs > 0 ? (double)done / secs : 0.0, pos ? ": " : "", verdicts,
+		 wins);
+	/* within 80 columns: continued under its text */
+	int at = (int)strlen(PROGRAM ": ");
+	fprintf(stderr, "%s: ", PROGRAM);
+	print_wrapped(stderr, line, at, at);
 }
 
 void progress_end(void)

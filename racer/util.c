@@ -50,7 +50,7 @@ void warn(const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if (n < 0)
+	if (n < 0 || opt.quiet)
 		return;
 	if (before_message)
 		before_message();
@@ -125,12 +125,14 @@ void print_wrapped(FILE *f, const char *text, int at, int indent)
 			return;
 		}
 		/* after a comma or semicolon when one is in the line's second
-		 * half (a figure stays with its words), else at a space */
-		int cut = room;
+		 * half (a figure stays with its words), else at a space; a line
+		 * cut at a word ends before the last column, so that one that
+		 * fills it was cut inside a word (a reader can join them back) */
+		int cut = room - 1;
 		while (cut > room / 2 && !(text[cut] == ' ' && (text[cut - 1] == ',' || text[cut - 1] == ';')))
 			cut--;
 		if (cut == room / 2) {
-			cut = room;
+			cut = room - 1;
 			while (cut > 0 && text[cut] != ' ')
 				cut--;
 		}

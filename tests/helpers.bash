@@ -158,6 +158,17 @@ summary_of() {
 		END { print s }'
 }
 
+# last_message: the last message of the racer's on stdin ("sudoku-race:
+# ..." and the lines it was wrapped onto, joined), CRs dropped
+last_message() {
+	# a line of 80 columns was cut in a word (print_wrapped cuts lines at
+	# words before the last column)
+	tr -d '\r' | awk '
+		/^sudoku-race: / { s = $0; w = length($0); next }
+		/^             [^ ]/ && s != "" { n = length($0); sub(/^ +/, w == 80 ? "" : " "); s = s $0; w = n; next }
+		END { print s }'
+}
+
 # slowpoke [DELAY]: a well-behaved worker entry that answers after DELAY s
 slowpoke() {
 	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"

@@ -281,7 +281,7 @@ json_field() {
 }
 
 @test "a progress storm: the answers are right and the progress lines throttled" {
-	run --separate-stderr race --progress --workers fake-flooder:mode=progress,"$(slowpoke 0.5)" "$DATA/easy9.txt"
+	run --separate-stderr race --progress --verbose --workers fake-flooder:mode=progress,"$(slowpoke 0.5)" "$DATA/easy9.txt"
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	n=$(grep -c 'fake-flooder:mode=progress: nodes=1 cost=7' <<<"$stderr")

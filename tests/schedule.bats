@@ -83,7 +83,7 @@ summary() {
 }
 
 @test "--progress shows the stage" {
-	run --separate-stderr race --progress --presolver fake-hanger --grace 0.1 \
+	run --separate-stderr race --progress --verbose --presolver fake-hanger --grace 0.1 \
 		--workers fake-hanger,fake-flooder:mode=progress,"$(slowpoke 0.3)" "$DATA/easy9.txt"
 	assert_success
 	[[ $stderr == *"fake-flooder:mode=progress: nodes=1 cost=7 (escalated, "* ]]

@@ -64,9 +64,10 @@ in_terminal() {
 	assert_line --regexp '^wins: (none yet|fake-slowpoke:answers=.* 1)'
 	assert_line --regexp '^  fake-slowpoke:answers\.\.\. +puzzle [1-3] +all +[0-9.]+ s$'
 	assert_line --regexp '^  \.\.\. [0-9]+ more busy$'
-	# after the last erasure: the summary line alone
-	run cat "$T/tty.rest"
-	assert_output --regexp $'^sudoku-race: 3 puzzles answered in [0-9.]+ s \\([0-9.]+/s\\): 3 solved; wins: fake-slowpoke:answers=.*:seed=[0-9]+ [1-3](, .*)?\r$'
+	# after the last erasure: the summary alone, within 80 columns
+	[ "$(tr -d '\r' <"$T/tty.rest" | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')" -le 80 ]
+	run last_message <"$T/tty.rest"
+	assert_output --regexp '^sudoku-race: 3 puzzles answered in [0-9.]+ s \([0-9.]+/s\): 3 solved; wins: fake-slowpoke:answers=.*:seed=[0-9]+ [1-3](, .*)?$'
 	# no colour at all (NO_COLOR has nothing to turn off)
 	! grep -q $'\e\\[[0-9;]*m' "$T/tty"
 }
@@ -112,20 +113,20 @@ in_terminal() {
 	run grep -c -v -E '^sudoku-race: progress: [0-3]/3 puzzles \([0-9.]+%\), [0-9.]+/s(, ETA [0-9:]+( s)?)?, in [0-9.]+ s$' \
 		<<<"$(grep '^sudoku-race: progress: ' <<<"$stderr")"
 	assert_output 0
-	[[ $(tail -n 1 <<<"$stderr") =~ ^sudoku-race:\ 3\ puzzles\ answered\ in\ [0-9.]+\ s\ \([0-9.]+/s\):\ 3\ solved\;\ wins:\ fake-slowpoke:answers=.*\ 3$ ]]
+	[[ $(last_message <<<"$stderr") =~ ^sudoku-race:\ 3\ puzzles\ answered\ in\ [0-9.]+\ s\ \([0-9.]+/s\):\ 3\ solved\;\ wins:\ fake-slowpoke:answers=.*\ 3$ ]]
 }
 
 @test "--progress: a fast batch still ends with a summary; from a pipe the total is '?'" {
 	for i in $(seq 1 100); do cat "$DATA/easy9.txt"; echo 'not a puzzle'; done >"$T/in"
 	run --separate-stderr sudoku-race --no-cache --progress --workers cp "$T/in"
 	assert_failure 1
-	[[ $(tail -n 1 <<<"$stderr") =~ ^sudoku-race:\ 400\ puzzles\ answered\ in\ [0-9.]+\ s\ \([0-9.]+/s\):\ 300\ solved,\ 100\ invalid\;\ wins:\ cp\ 300$ ]]
+	[[ $(last_message <<<"$stderr") =~ ^sudoku-race:\ 400\ puzzles\ answered\ in\ [0-9.]+\ s\ \([0-9.]+/s\):\ 300\ solved,\ 100\ invalid\;\ wins:\ cp\ 300$ ]]
 	# the pipe stays open 0.5 s: the lines until then cannot know the total
 	run --separate-stderr sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.05)" \
 		< <(head -n 1 "$DATA/easy9.txt"; sleep 0.5; tail -n 2 "$DATA/easy9.txt")
 	assert_success
 	[[ $stderr == *"sudoku-race: progress: "[0-1]"/? puzzles, "* ]]
-	[[ $(tail -n 1 <<<"$stderr") == "sudoku-race: 3 puzzles answered in "* ]]
+	[[ $(last_message <<<"$stderr") == "sudoku-race: 3 puzzles answered in "* ]]
 	# a regular file on standard input is counted up front
 	run --separate-stderr sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.05)" \
 		<"$DATA/easy9.txt"
@@ -146,7 +147,7 @@ in_terminal() {
 	# the total: the five grids, not the 50 lines; never fewer than answered
 	[[ $stderr == *"sudoku-race: progress: "[0-5]"/5 puzzles"* ]]
 	[ "$(grep '^sudoku-race: progress: ' <<<"$stderr" | grep -c -v '/5 puzzles')" -eq 0 ]
-	[[ $(tail -n 1 <<<"$stderr") == "sudoku-race: 5 puzzles answered in "* ]]
+	[[ $(last_message <<<"$stderr") == "sudoku-race: 5 puzzles answered in "* ]]
 }
 
 # within80 FILE: fails, naming it, on a line of --stats (from its first
@@ -333,4 +334,31 @@ keys() {
 	assert_line --index 0 "--time-limit --timeout"
 	assert_line --index 1 "--count"
 	assert_line --index 2 "--progress --progress-ms"
+}
+
+@test "--progress to a log: summary lines only; the workers' reports with --verbose" {
+	run --separate-stderr sudoku-race --no-cache --progress --progress-ms 100 \
+		--workers fake-flooder:mode=progress,"$(slowpoke 0.5)" "$DATA/easy9.txt"
+	assert_success
+	[ "$(grep -c 'nodes=1 cost=7' <<<"$stderr")" -eq 0 ]
+	[ "$(grep -c '^sudoku-race: progress: ' <<<"$stderr")" -ge 2 ]
+	run --separate-stderr sudoku-race --no-cache --progress --progress-ms 100 --verbose \
+		--workers fake-flooder:mode=progress,"$(slowpoke 0.5)" "$DATA/easy9.txt"
+	assert_success
+	[ "$(grep -c 'nodes=1 cost=7' <<<"$stderr")" -ge 1 ]
+	# every line within 80 columns, the summary too
+	[ "$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' <<<"$stderr")" -le 80 ]
+}
+
+@test "-q: no warnings, the errors and answers as before" {
+	run --separate-stderr sudoku-race --no-cache --presolver=fake-nayer --workers fake-nayer,dlx "$DATA/easy9.txt"
+	assert_success
+	[[ $stderr == *"left out from now on"* ]]
+	run --separate-stderr sudoku-race --no-cache -q --presolver=fake-nayer --workers fake-nayer,dlx "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$stderr" ""
+	run --separate-stderr sudoku-race -q --frob
+	assert_failure 2
+	[[ $stderr == *"unrecognized option"* ]]
 }
