@@ -1,6 +1,7 @@
 /* Answers in input order (race.c hands them over in order), in the
  * puzzle's own notation: one line per puzzle, or a boxed grid (--pretty),
- * or a JSON object (--json). Written from an evbuffer: without blocking when
+ * or a JSON object (--json), all written by the answer codec
+ * (protocol/answer.h). Written from an evbuffer: without blocking when
  * standard output is a pipe (a slow reader must not stop the race), and a
  * reader that went away (`| head -1`) ends the run cleanly. */
 #include "config.h"
@@ -16,6 +17,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "protocol/answer.h"
 #include "racer.h"
 
 static struct evbuffer *out;
@@ -28,8 +30,7 @@ static uint64_t emitted, written; /* bytes */
 static uint64_t *fail_ends;
 static size_t fail_head, fail_tail, fail_cap;
 static int status;
-static char *fmt;
-static size_t fmtsz;
+static struct answer_buf text; /* an answer's text, kept from answer to answer */
 static struct grid solution;
 
 static void try_write(void);
@@ -68,8 +69,6 @@ void output_init(void)
 		}
 	}
 	stdout_tty = isatty(STDOUT_FILENO);
-	fmtsz = grid_format_pretty_max(GRID_MAX_SIDE) + 2;
-	fmt = xmalloc(fmtsz);
 }
 
 static void restore_flags(void)
@@ -137,72 +136,80 @@ static void note_failure(void)
 	fail_ends[fail_tail++ % fail_cap] = emitted;
 }
 
-static const char *prefix_of(const struct puzzle *pz, char *buf, size_t size)
+/* The answer codec's view of a finished puzzle (protocol/answer.h): the
+ * one place that reads struct puzzle for output. json: the racer's own
+ * --json keys too (race, and its workers, at least MAX_SPECS of them). */
+static void answer_of(const struct puzzle *pz, bool json, struct answer *a, struct answer_race *race,
+		      struct answer_attempt *workers)
 {
-	if (!pz->input_name)
-		return "";
-	snprintf(buf, size, "%s: ", pz->input_name);
-	return buf;
+	static const enum answer_kind kinds[] = {
+		[V_SOLVED] = ANSWER_SOLVED,     [V_UNSAT] = ANSWER_UNSAT,     [V_MULTIPLE] = ANSWER_MULTIPLE,
+		[V_UNSOLVED] = ANSWER_UNSOLVED, [V_TIMEOUT] = ANSWER_TIMEOUT, [V_INVALID] = ANSWER_INVALID,
+		[V_CLASH] = ANSWER_CLASH,       [V_UNSUPPORTED] = ANSWER_UNSUPPORTED,
+	};
+	if (pz->solution) {
+		solution.box = pz->item.grid.box;
+		solution.side = pz->item.grid.side;
+		solution.cells = pz->item.grid.cells;
+		memcpy(solution.cell, pz->solution, (size_t)solution.cells);
+	}
+	*a = (struct answer){
+		.kind = kinds[pz->verdict],
+		.file = pz->input_name,
+		.line = pz->item.line,
+		.puzzle = pz->verdict == V_INVALID ? NULL : &pz->item.grid,
+		.nt = &pz->item.notation,
+		.solution = pz->solution ? &solution : NULL,
+		.note = pz->verdict == V_INVALID ? pz->item.error : pz->text,
+		.count = pz->count,
+		.count_limit = opt.count,
+		.seconds = opt.timeout_s,
+	};
+	if (!json)
+		return;
+	a->unique = pz->uniq == UNIQ_UNIQUE ? ANSWER_UNIQUE_YES : pz->uniq == UNIQ_MULTIPLE ? ANSWER_UNIQUE_NO
+											  : ANSWER_UNIQUE_UNKNOWN;
+	a->winner = pz->winner >= 0 ? specs[pz->winner].label : pz->winner_name;
+	a->worker_ms = pz->winner_ms;
+	a->ms = pz->race_ms;
+	*race = (struct answer_race){
+		.counted = opt.count != 0,
+		.confirmed = pz->confirmed || pz->verdict == V_CLASH,
+		.provers = pz->provers,
+		.cache = pz->cache_hit,
+		.stage = pz->stage == STAGE_WAITING ? "none"
+			 : pz->stage == STAGE_FIRST ? "presolver"
+			 : pz->escalated	    ? "escalated"
+						    : "all",
+		.workers = workers,
+	};
+	for (int i = 0; i < nspecs && pz->stage != STAGE_WAITING; i++) {
+		enum outcome o = pz->outcome[i];
+		if (o == OUT_NONE)
+			continue;
+		/* still in flight: it was sent a cancel when the race ended */
+		if (o == OUT_SENT)
+			o = OUT_CANCELLED;
+		workers[race->nworkers++] = (struct answer_attempt){specs[i].label, outcome_name(o), pz->outcome_ms[i]};
+	}
+	a->race = race;
 }
 
 void output_puzzle(struct puzzle *pz)
 {
 	if (closed)
 		return;
-	size_t before = evbuffer_get_length(out);
-	const struct grid *sol = NULL;
-	if (pz->solution) {
-		solution.box = pz->item.grid.box;
-		solution.side = pz->item.grid.side;
-		solution.cells = pz->item.grid.cells;
-		memcpy(solution.cell, pz->solution, (size_t)solution.cells);
-		sol = &solution;
+	if (pz->verdict != V_PENDING) {
+		struct answer a;
+		struct answer_race race;
+		struct answer_attempt workers[MAX_SPECS];
+		answer_of(pz, opt.json, &a, &race, workers);
+		text.len = 0;
+		if ((opt.json ? answer_write_json(&text, &a) : answer_write_text(&text, &a, opt.pretty)) < 0)
+			die("out of memory");
+		evbuffer_add(out, text.p, text.len);
+		emitted += text.len;
 	}
-	char pre[4200];
-	if (opt.json) {
-		json_puzzle(out, pz, sol);
-	} else {
-		switch (pz->verdict) {
-		case V_SOLVED: {
-			int n = opt.pretty ? grid_format_pretty(sol, &pz->item.notation, fmt, fmtsz)
-					   : grid_format(sol, &pz->item.notation, fmt, fmtsz - 1);
-			if (n < 0)
-				die("internal error: an answer does not fit its buffer");
-			if (!opt.pretty)
-				fmt[n++] = '\n';
-			evbuffer_add(out, fmt, (size_t)n);
-			break;
-		}
-		case V_UNSAT:
-			evbuffer_add(out, "# unsat\n", 8);
-			break;
-		case V_CLASH:
-			evbuffer_add_printf(out, "# unsat: %s%s\n", prefix_of(pz, pre, sizeof pre), pz->text);
-			break;
-		case V_MULTIPLE:
-			/* as the workers' filter mode says it (--count=K) */
-			evbuffer_add_printf(out, "# multiple solutions: %s%ld\n", pz->count >= opt.count ? "at least " : "",
-					    pz->count);
-			break;
-		case V_UNSOLVED:
-			evbuffer_add_printf(out, "# unsolved\n");
-			break;
-		case V_TIMEOUT:
-			evbuffer_add_printf(out, "# timeout after %g s\n", opt.timeout_s);
-			break;
-		case V_INVALID:
-			evbuffer_add_printf(out, "# invalid: %s%s\n", prefix_of(pz, pre, sizeof pre),
-					    pz->item.error);
-			break;
-		case V_UNSUPPORTED:
-			evbuffer_add_printf(out, "# unsupported: %s%s\n", prefix_of(pz, pre, sizeof pre),
-					    pz->text);
-			break;
-		case V_PENDING:
-			break;
-		}
-	}
-	emitted += evbuffer_get_length(out) - before;
 	if (pz->verdict != V_SOLVED)
 		note_failure();
 	if (!flush_pending) {
@@ -239,7 +246,7 @@ void output_free(void)
 	if (out)
 		evbuffer_free(out);
 	free(fail_ends);
-	free(fmt);
+	answer_buf_free(&text);
 	write_ev = flush_ev = NULL;
 	out = NULL;
 }

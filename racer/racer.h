@@ -9,7 +9,7 @@
  *   schedule.c  the staged race's policy: presolver per size, learned budget
  *   race.c      puzzles: cache look-up, dispatch, escalation, verdicts
  *   input.c     puzzles from files or standard input, through puzzle_stream
- *   output.c    answers in input order, in the input's notation (json.c)
+ *   output.c    answers in input order, through the answer codec
  *   cache.c     the LMDB result cache (cache_cmd.c: `sudoku-race cache ...`)
  *   store.c     the cache's one interface: LMDB, or Redis (cache_redis.c)
  *   progress.c  --progress: live display or plain lines
@@ -483,9 +483,6 @@ size_t output_backlog(void);
 int output_status(void);
 void output_free(void);
 
-/* json.c: one --json line for a finished puzzle, into an evbuffer. */
-struct evbuffer;
-void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct grid *solution);
 
 /* --- cache.c --- */
 
