@@ -259,22 +259,29 @@ int msg_parse_grid(const char *word, size_t len, int box, struct grid *g)
 }
 
 /* s as a decimal number: digits only (no sign, no blank, nothing after),
- * at most max. */
-static bool read_number(const char *s, uint64_t max, uint64_t *v)
+ * at most 20 of them, at most max. */
+static inline bool read_number(const char *s, uint64_t max, uint64_t *v)
 {
-	if (!(*s >= '0' && *s <= '9'))
-		return false;
+	const char *p = s;
 	uint64_t x = 0;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		unsigned d = (unsigned)(*s - '0');
-		if (x > (UINT64_MAX - d) / 10)
-			return false;
-		x = x * 10 + d;
-	}
-	if (*s || x > max)
+	for (; *p >= '0' && *p <= '9'; p++)
+		x = x * 10 + (uint64_t)(*p - '0');
+	size_t n = (size_t)(p - s);
+	/* 20 digits may have wrapped: then they are past UINT64_MAX's, which
+	 * they compare with as text */
+	if (!n || *p || n > 20 || (n == 20 && memcmp(s, "18446744073709551615", 20) > 0) || x > max)
 		return false;
 	*v = x;
 	return true;
+}
+
+/* k is the word w (both NUL-terminated; stops at k's end). */
+static inline bool key_is(const char *k, const char *w)
+{
+	for (; *w; k++, w++)
+		if (*k != *w)
+			return false;
+	return !*k;
 }
 
 /* A time in ms: DIGITS[.DIGITS], as the workers write it (" ms=%.3f"). By
@@ -594,7 +601,7 @@ enum msg_read_status msg_read_reply(const struct msg *m, struct msg_reply *r, ch
 				say(err, errsz, "%s %s: ms=%.32s: not a time", m->word, m->id, v);
 				return MSG_READ_BAD_FIELD;
 			}
-		} else if (strcmp(k, "nodes") == 0) {
+		} else if (k[0] == 'n' && key_is(k + 1, "odes")) {
 			if (r->has_nodes)
 				continue;
 			r->has_nodes = true;
@@ -602,7 +609,7 @@ enum msg_read_status msg_read_reply(const struct msg *m, struct msg_reply *r, ch
 				say(err, errsz, "%s %s: nodes=%.32s: not a number", m->word, m->id, v);
 				return MSG_READ_BAD_FIELD;
 			}
-		} else if (strcmp(k, "reason") == 0 && !r->reason && m->type != MSG_GAVEUP) {
+		} else if (k[0] == 'r' && key_is(k + 1, "eason") && !r->reason && m->type != MSG_GAVEUP) {
 			r->reason = v;
 		}
 	}
@@ -898,7 +905,7 @@ void msg_solve_record_init(struct msg_solve_record *r)
 
 void msg_solve_record_clear(struct msg_solve_record *r)
 {
-	if (r->line != r->small)
+	if (r->line && r->line != r->small)
 		free(r->line);
 	msg_solve_record_init(r);
 }
@@ -907,6 +914,19 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 			  const struct msg_solve_fields *f)
 {
 	msg_solve_record_clear(r);
+	size_t seed_at;
+	int n;
+	if (g->cells <= 81) {
+		/* written in place: it fits, unless its id is longer than any
+		 * of the racer's */
+		n = msg_write_solve(r->small, sizeof r->small, id, g, f, &seed_at);
+		if (n >= 0) {
+			r->line = r->small;
+			r->len = (uint32_t)n;
+			r->seed_at = (uint32_t)seed_at;
+			return n;
+		}
+	}
 	/* the line's length at most: a grid of numbers takes 3 bytes a cell */
 	size_t max = sizeof "solve " + strlen(id) + 1 +
 		     (size_t)g->cells * (g->side <= GRID_MAX_CHAR_SIDE ? 1 : 3) + 1;
@@ -921,8 +941,7 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 	char *buf = max <= sizeof r->small ? r->small : malloc(max);
 	if (!buf)
 		return -1;
-	size_t seed_at;
-	int n = msg_write_solve(buf, max, id, g, f, &seed_at);
+	n = msg_write_solve(buf, max, id, g, f, &seed_at);
 	if (n < 0) {
 		if (buf != r->small)
 			free(buf);
@@ -932,17 +951,4 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 	r->len = (uint32_t)n;
 	r->seed_at = (uint32_t)seed_at;
 	return n;
-}
-
-int msg_solve_emit(const struct msg_solve_record *r, bool with_seed, struct msg_span part[2])
-{
-	if (!r->line)
-		return 0;
-	if (with_seed || r->seed_at + 1 == r->len) {
-		part[0] = (struct msg_span){r->line, r->len};
-		return 1;
-	}
-	part[0] = (struct msg_span){r->line, r->seed_at};
-	part[1] = (struct msg_span){"\n", 1};
-	return 2;
 }

@@ -204,8 +204,19 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 /* The line to send, in 1 or 2 parts (returned; 0 for an empty record):
  * with_seed, the whole line; else the line without its " seed=S" (the same
  * when it has none), LF included either way. The parts point into r (and a
- * static "\n"): valid until r changes. */
-int msg_solve_emit(const struct msg_solve_record *r, bool with_seed, struct msg_span part[2]);
+ * static "\n"): valid until r changes. Inline: the racer's per-send path. */
+static inline int msg_solve_emit(const struct msg_solve_record *r, bool with_seed, struct msg_span part[2])
+{
+	if (!r->line)
+		return 0;
+	if (with_seed || r->seed_at + 1 == r->len) {
+		part[0] = (struct msg_span){r->line, r->len};
+		return 1;
+	}
+	part[0] = (struct msg_span){r->line, r->seed_at};
+	part[1] = (struct msg_span){"\n", 1};
+	return 2;
+}
 /* Frees what r holds; r is empty again. */
 void msg_solve_record_clear(struct msg_solve_record *r);
 
