@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-char *answer_buf_room(struct answer_buf *o, size_t more)
+char *answer_buf_grow(struct answer_buf *o, size_t more)
 {
 	if (o->len + more + 1 > o->cap) {
 		size_t cap = o->cap ? o->cap : 4096;
@@ -179,17 +179,10 @@ static int reason(const struct answer *a, bool text, const char *piece[4], char 
 	return n;
 }
 
-int answer_write_text(struct answer_buf *o, const struct answer *a, bool pretty)
+/* A '#' line: "# ", the reason, LF. */
+static int write_reason_line(struct answer_buf *o, const struct answer *a)
 {
 	struct out w = {o, false};
-	if (a->kind == ANSWER_SOLVED) {
-		/* a grid its notation cannot write (none: a solution is of its
-		 * puzzle's size) leaves the line empty: one line a puzzle */
-		bool written = a->solution && put_grid(&w, a->solution, a->nt, pretty);
-		if (!pretty || !written)
-			put(&w, "\n", 1);
-		return w.failed ? -1 : 0;
-	}
 	const char *piece[4];
 	char num[96];
 	int n = reason(a, true, piece, num);
@@ -198,6 +191,30 @@ int answer_write_text(struct answer_buf *o, const struct answer *a, bool pretty)
 		put_str(&w, piece[i]);
 	put(&w, "\n", 1);
 	return w.failed ? -1 : 0;
+}
+
+int answer_write_text(struct answer_buf *o, const struct answer *a, bool pretty)
+{
+	if (a->kind == ANSWER_SOLVED) {
+		/* the racer's and the filter's most frequent line: one look for
+		 * room, the grid written in place, its LF after it */
+		const struct grid *g = a->solution;
+		size_t max = !g ? 0 : pretty ? grid_format_pretty_max(g->side) : grid_format_max(g->side);
+		char *at = answer_buf_room(o, max + 1);
+		if (!at)
+			return -1;
+		int n = !g ? -1 : pretty ? grid_format_pretty(g, a->nt, at, max + 1) : grid_format(g, a->nt, at, max + 1);
+		/* a grid its notation cannot write (none: a solution is of its
+		 * puzzle's size) leaves the line empty: one line a puzzle */
+		if (n < 0)
+			n = 0;
+		if (!pretty || n == 0)
+			at[n++] = '\n';
+		o->len += (size_t)n;
+		o->p[o->len] = '\0';
+		return 0;
+	}
+	return write_reason_line(o, a);
 }
 
 /* The length of a valid UTF-8 sequence at s (n bytes, s[0] >= 0x80), or

@@ -101,7 +101,11 @@ struct answer_buf {
 
 /* Room for more bytes (and a NUL) at o->p + o->len; NULL when memory ran
  * out (o is unchanged). */
-char *answer_buf_room(struct answer_buf *o, size_t more);
+char *answer_buf_grow(struct answer_buf *o, size_t more);
+static inline char *answer_buf_room(struct answer_buf *o, size_t more)
+{
+	return o->len + more + 1 <= o->cap ? o->p + o->len : answer_buf_grow(o, more);
+}
 void answer_buf_free(struct answer_buf *o);
 
 /* True when the answer is not a solution: exit status 1. */
