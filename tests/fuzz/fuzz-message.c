@@ -22,11 +22,10 @@ static void check_rewrite(const struct msg *m)
 	struct msg back;
 	static struct grid g;
 	struct notation nt;
-	char err[GRID_ERR_MAX];
 	switch (m->type) {
 	case MSG_SOLVE: {
 		struct msg_solve in;
-		char why[128];
+		char why[128], err[GRID_ERR_MAX];
 		if (msg_read_solve(m, NULL, &in, why, sizeof why) < 0)
 			fuzz_check_error(why, sizeof why);
 		if (grid_parse(in.grid, in.grid_len, &g, &nt, err, sizeof err) < 0)
