@@ -887,7 +887,7 @@ int msg_write_error(char *buf, size_t bufsz, const char *id, const char *text)
 
 /* --- a solve kept to be sent several times --- */
 
-static size_t digits(uint64_t v)
+static size_t count_digits(uint64_t v)
 {
 	size_t n = 1;
 	while (v >= 10) {
@@ -931,13 +931,13 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 	size_t max = sizeof "solve " + strlen(id) + 1 +
 		     (size_t)g->cells * (g->side <= GRID_MAX_CHAR_SIDE ? 1 : 3) + 1;
 	if (f && f->count >= 2)
-		max += sizeof " count=" + digits((uint64_t)f->count);
+		max += sizeof " count=" + count_digits((uint64_t)f->count);
 	if (f && f->limit_ms > 0)
-		max += sizeof " limit_ms=" + digits((uint64_t)f->limit_ms);
+		max += sizeof " limit_ms=" + count_digits((uint64_t)f->limit_ms);
 	if (f && f->progress_ms > 0)
-		max += sizeof " progress_ms=" + digits((uint64_t)f->progress_ms);
+		max += sizeof " progress_ms=" + count_digits((uint64_t)f->progress_ms);
 	if (f && f->has_seed)
-		max += sizeof " seed=" + digits(f->seed);
+		max += sizeof " seed=" + count_digits(f->seed);
 	char *buf = max <= sizeof r->small ? r->small : malloc(max);
 	if (!buf)
 		return -1;

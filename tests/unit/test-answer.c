@@ -238,7 +238,7 @@ static void test_json(void)
 		{"cp", "won", 0.05},
 		{"dlx#2", "cancelled", 0},
 	};
-	struct answer_race race = {.cache = false, .stage = "presolver", .workers = workers, .nworkers = 2};
+	const struct answer_race race = {.cache = false, .stage = "presolver", .workers = workers, .nworkers = 2};
 	a = base(ANSWER_SOLVED);
 	a.solution = &solution;
 	a.winner = "cp";
@@ -251,34 +251,33 @@ static void test_json(void)
 	       "\"stage\":\"presolver\",\"workers\":[{\"worker\":\"cp\",\"outcome\":\"won\",\"ms\":0.050},"
 	       "{\"worker\":\"dlx#2\",\"outcome\":\"cancelled\"}]}\n",
 	       "the racer's keys, in README's order");
-	race.counted = true;
-	race.confirmed = true;
-	race.provers = "cp+dlx";
+	const struct answer_race counted = {.counted = true, .confirmed = true, .provers = "cp+dlx", .stage = "all"};
+	a.race = &counted;
 	a.count = 1;
 	a.count_limit = 2;
 	a.unique = ANSWER_UNIQUE_YES;
 	ok(strstr(json(&a), "\"unique\":true,\"count\":1,\"count_limit\":2,\"confirmed\":true,"
 			    "\"provers\":\"cp+dlx\",\"winner\":\"cp\"") != NULL,
 	   "--count: count, count_limit, confirmed, provers");
+	const struct answer_race unconfirmed = {.counted = true, .provers = "", .stage = "all"};
+	a.race = &unconfirmed;
 	a.kind = ANSWER_UNSAT;
 	a.solution = NULL;
 	a.count = 0;
-	race.confirmed = false;
-	race.provers = "";
 	ok(strstr(json(&a), "\"reason\":\"unsat\",\"count\":0,\"count_limit\":2,\"confirmed\":false,"
 			    "\"provers\":null,") != NULL,
 	   "unsat counted, unconfirmed: provers null");
-	race.counted = false;
+	const struct answer_race uncounted = {.stage = "all"};
+	a.race = &uncounted;
 	ok(strstr(json(&a), "\"reason\":\"unsat\",\"confirmed\":false,\"provers\":null,") != NULL,
 	   "unsat without --count: confirmed and provers only");
 	a.kind = ANSWER_SOLVED;
 	a.solution = &solution;
 	ok(!strstr(json(&a), "confirmed"), "a solution without --count needs no proof");
+	const struct answer_race cached = {.cache = true, .stage = "none"};
+	a.race = &cached;
 	a.kind = ANSWER_UNSOLVED;
 	a.solution = NULL;
-	race.nworkers = 0;
-	race.stage = "none";
-	race.cache = true;
 	ok(strstr(json(&a), "\"cache\":true,\"stage\":\"none\",\"workers\":[]}\n") != NULL, "no workers: []");
 
 	/* every object is valid JSON by construction: keys and strings quoted */
