@@ -194,7 +194,7 @@ struct msg_solve_record {
 	char small[MSG_SOLVE_SMALL];
 };
 
-/* An empty record (no line). */
+/* An empty record (no line); a record of zero bytes is one too. */
 void msg_solve_record_init(struct msg_solve_record *r);
 /* Encodes "solve ID GRID" and f's fields (f may be NULL), the seed last,
  * into r (whatever it held is dropped). id must be a valid id. Returns the

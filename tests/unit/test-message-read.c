@@ -362,6 +362,15 @@ static void test_record(void)
 	ok(r.line == NULL && msg_solve_emit(&r, true, (struct msg_span[2]){{0}}) == 0, "cleared: empty");
 	msg_solve_record_clear(&r);
 	ok(r.line == NULL, "clearing twice is harmless");
+
+	/* a slot of zeros (the racer's ring) holds an empty record */
+	struct msg_solve_record z;
+	memset(&z, 0, sizeof z);
+	ok(msg_solve_emit(&z, true, (struct msg_span[2]){{0}}) == 0, "a zeroed record is empty");
+	msg_solve_record_clear(&z);
+	ok(msg_solve_record_make(&z, "21", &g4, NULL) > 0, "and can be made");
+	is_str(emitted(&z, true, &n), "solve 21 1.3..4.2.1..3..1\n", "its line");
+	msg_solve_record_clear(&z);
 }
 
 int main(void)
