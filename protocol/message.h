@@ -1,7 +1,9 @@
 /* The line protocol between the racer and its workers (PROTOCOL.md): the
- * one codec both sides use. msg_parse reads any received line into a
- * message; the msg_write_* functions write every message either side sends,
- * so that no protocol line is put together anywhere else. */
+ * one codec both sides use. msg_parse splits any received line into a
+ * message, and the msg_read_* functions read a message's fields into a
+ * struct, numbers strictly; the msg_write_* functions write every message
+ * either side sends, so that no protocol line is put together, or read by
+ * hand, anywhere else. */
 #ifndef SUDOKU_MESSAGE_H
 #define SUDOKU_MESSAGE_H
 
@@ -166,7 +168,8 @@ int msg_write_error(char *buf, size_t bufsz, const char *id, const char *text);
  * with its seed= field, or without it to an entry that sets its own seed.
  * The record keeps the one encoded line and where its seed field starts;
  * msg_solve_emit gives the bytes to write for either form. A 9x9 puzzle's
- * line is kept inside the record (no malloc); a larger one is allocated.
+ * line is kept inside the record (no malloc: MSG_SOLVE_SMALL); a larger one
+ * is allocated.
  *
  *   struct msg_solve_record rec;
  *   msg_solve_record_init(&rec);
@@ -185,7 +188,9 @@ struct msg_span {
 	size_t len;
 };
 
-#define MSG_SOLVE_SMALL 216 /* any 9x9 solve fits, every field at its largest */
+/* Any 9x9 solve with an id of up to 20 characters (the racer's are
+ * numbers) fits, every field at its largest. */
+#define MSG_SOLVE_SMALL 216
 
 struct msg_solve_record {
 	char *line;       /* "solve ID GRID [fields] [seed=S]\n" and a NUL; NULL: none */
