@@ -6,6 +6,8 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,34 +258,362 @@ int msg_parse_grid(const char *word, size_t len, int box, struct grid *g)
 	return p == end ? 0 : -1;
 }
 
+/* s as a decimal number: digits only (no sign, no blank, nothing after),
+ * at most 20 of them, at most max. */
+static inline bool read_number(const char *s, uint64_t max, uint64_t *v)
+{
+	const char *p = s;
+	uint64_t x = 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		x = x * 10 + (uint64_t)(*p - '0');
+	size_t n = (size_t)(p - s);
+	/* 20 digits may have wrapped: then they are past UINT64_MAX's, which
+	 * they compare with as text */
+	if (!n || *p || n > 20 || (n == 20 && memcmp(s, "18446744073709551615", 20) > 0) || x > max)
+		return false;
+	*v = x;
+	return true;
+}
+
+/* k is the word w (both NUL-terminated; stops at k's end). */
+static inline bool key_is(const char *k, const char *w)
+{
+	for (; *w; k++, w++)
+		if (*k != *w)
+			return false;
+	return !*k;
+}
+
+/* A time in ms: DIGITS[.DIGITS], as the workers write it (" ms=%.3f"). By
+ * hand: strtod, with its locale and exponents, was a few percent of the
+ * racer's time per puzzle. Up to 19 digits before the point; digits past the
+ * 18th after it count for nothing. */
+static bool read_ms(const char *s, double *ms)
+{
+	static const double scale[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
+				       1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18};
+	const char *p = s;
+	uint64_t whole = 0;
+	for (; *p >= '0' && *p <= '9'; p++)
+		whole = whole * 10 + (uint64_t)(*p - '0');
+	if (p == s || p - s > 19)
+		return false;
+	double v = (double)whole;
+	if (*p == '.') {
+		const char *f = ++p;
+		uint64_t frac = 0;
+		int k = 0;
+		for (; *p >= '0' && *p <= '9'; p++)
+			if (k < 18) {
+				frac = frac * 10 + (uint64_t)(*p - '0');
+				k++;
+			}
+		if (p == f)
+			return false;
+		v += (double)frac / scale[k];
+	}
+	if (*p)
+		return false;
+	*ms = v;
+	return true;
+}
+
+static void say(char *err, size_t errsz, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t errsz, const char *fmt, ...)
+{
+	if (!err || !errsz)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errsz, fmt, ap);
+	va_end(ap);
+}
+
 long msg_field_long(const struct msg *m, const char *key, long dflt, long min, long max, bool *bad)
 {
 	const char *v = msg_field(m, key);
 	if (!v)
 		return dflt;
-	char *end;
-	errno = 0;
-	long long x = strtoll(v, &end, 10);
-	if (errno || end == v || *end || x < min || x > max) {
+	bool neg = v[0] == '-' && min < 0;
+	uint64_t x;
+	uint64_t most = neg ? (uint64_t)0 - (uint64_t)min : max < 0 ? 0 : (uint64_t)max;
+	if (!read_number(v + neg, most, &x)) {
 		*bad = true;
 		return dflt;
 	}
-	return (long)x;
+	long r = neg ? (long)(0 - x) : (long)x;
+	if (r < min || r > max) {
+		*bad = true;
+		return dflt;
+	}
+	return r;
 }
 
 uint64_t msg_field_u64(const struct msg *m, const char *key, uint64_t dflt, bool *bad)
 {
 	const char *v = msg_field(m, key);
+	uint64_t x;
 	if (!v)
 		return dflt;
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(v, &end, 10);
-	if (errno || end == v || *end || v[0] == '-') {
+	if (!read_number(v, UINT64_MAX, &x)) {
 		*bad = true;
 		return dflt;
 	}
 	return x;
+}
+
+/* --- typed reads --- */
+
+/* sizes=MIN-MAX: box sizes. */
+static bool read_sizes(const char *v, int *lo, int *hi)
+{
+	const char *dash = strchr(v, '-');
+	char first[24];
+	uint64_t a, b;
+	if (!dash || (size_t)(dash - v) >= sizeof first)
+		return false;
+	memcpy(first, v, (size_t)(dash - v));
+	first[dash - v] = '\0';
+	if (!read_number(first, GRID_MAX_BOX, &a) || !read_number(dash + 1, GRID_MAX_BOX, &b) ||
+	    a < GRID_MIN_BOX || a > b)
+		return false;
+	*lo = (int)a;
+	*hi = (int)b;
+	return true;
+}
+
+int msg_read_hello(const struct msg *m, struct msg_hello *h, char *err, size_t errsz)
+{
+	*h = (struct msg_hello){
+		.name = m->argc > 0 ? m->argv[0] : NULL,
+		.version = m->argc > 1 ? m->argv[1] : NULL,
+		.device = "cpu",
+		.batch = 1,
+	};
+	if (m->type != MSG_HELLO || m->argc < 2) {
+		say(err, errsz, "not a hello");
+		return -1;
+	}
+	const char *proto = NULL, *kind = NULL, *sizes = NULL, *device = NULL, *detail = NULL,
+		   *batch = NULL;
+	/* one pass; the first of a key counts, as for msg_field */
+	for (int i = 0; i < m->nfields; i++) {
+		const char *k = m->fields[i].key, *v = m->fields[i].value, **to = NULL;
+		if (strcmp(k, "proto") == 0)
+			to = &proto;
+		else if (strcmp(k, "kind") == 0)
+			to = &kind;
+		else if (strcmp(k, "sizes") == 0)
+			to = &sizes;
+		else if (strcmp(k, "device") == 0)
+			to = &device;
+		else if (strcmp(k, "detail") == 0)
+			to = &detail;
+		else if (strcmp(k, "batch") == 0)
+			to = &batch;
+		if (to && !*to)
+			*to = v;
+	}
+	uint64_t v;
+	if (proto && read_number(proto, LONG_MAX, &v))
+		h->proto = (long)v;
+	if (!proto) {
+		say(err, errsz, "no proto");
+		return -1;
+	}
+	if (!h->proto) {
+		say(err, errsz, "proto=%.32s: not a protocol version", proto);
+		return -1;
+	}
+	if (!kind) {
+		say(err, errsz, "no kind");
+		return -1;
+	}
+	if (strcmp(kind, "complete") != 0 && strcmp(kind, "stochastic") != 0) {
+		say(err, errsz, "kind=%.32s: neither complete nor stochastic", kind);
+		return -1;
+	}
+	h->complete = kind[0] == 'c';
+	if (!sizes) {
+		say(err, errsz, "no sizes");
+		return -1;
+	}
+	if (!read_sizes(sizes, &h->min_box, &h->max_box)) {
+		say(err, errsz, "sizes=%.32s: not MIN-MAX box sizes from %d to %d", sizes, GRID_MIN_BOX,
+		    GRID_MAX_BOX);
+		return -1;
+	}
+	if (device)
+		h->device = device;
+	h->detail = detail;
+	if (batch) {
+		if (!read_number(batch, UINT64_MAX, &v) || v == 0) {
+			say(err, errsz, "batch=%.32s: not a positive whole number", batch);
+			return -1;
+		}
+		h->batch = v > INT_MAX ? INT_MAX : (int)v;
+	}
+	return 0;
+}
+
+void msg_hello_detail(const char *detail, char *buf, size_t bufsz)
+{
+	if (!bufsz)
+		return;
+	if (!detail)
+		detail = "";
+	size_t n = strlen(detail);
+	if (n < bufsz) {
+		memcpy(buf, detail, n + 1);
+	} else {
+		/* too long: cut after a word, not in one, with room for "..." */
+		size_t keep = bufsz > 4 ? bufsz - 4 : 0;
+		size_t cut = keep;
+		while (cut > 0 && detail[cut] != '_')
+			cut--;
+		if (cut == 0)
+			cut = keep;
+		memcpy(buf, detail, cut);
+		snprintf(buf + cut, bufsz - cut, "...");
+	}
+	for (char *c = buf; *c; c++)
+		if (*c == '_')
+			*c = ' '; /* PROTOCOL.md 5: spaces travel as '_' */
+}
+
+int msg_read_solve(const struct msg *m, const struct msg_solve_fields *dflt, struct msg_solve *s,
+		   char *err, size_t errsz)
+{
+	s->id = m->id;
+	s->grid = m->argc > 0 ? m->argv[0] : NULL;
+	s->grid_len = s->grid ? strlen(s->grid) : 0;
+	if (dflt)
+		s->f = *dflt;
+	else
+		s->f = (struct msg_solve_fields){0};
+	/* one pass; the first of a key counts, as for msg_field */
+	static const char *const keys[] = {"seed", "limit_ms", "count", "progress_ms"};
+	static const uint64_t least[] = {0, 0, 1, 0};
+	static const uint64_t most[] = {UINT64_MAX, PROTO_MS_MAX, PROTO_COUNT_MAX, PROTO_MS_MAX};
+	unsigned seen = 0;
+	for (int i = 0; i < m->nfields; i++) {
+		const char *k = m->fields[i].key, *v = m->fields[i].value;
+		unsigned which = 0;
+		while (which < 4 && strcmp(k, keys[which]) != 0)
+			which++;
+		if (which == 4 || (seen & (1u << which)))
+			continue; /* unknown fields are ignored (PROTOCOL.md 6) */
+		seen |= 1u << which;
+		uint64_t x = 0;
+		if (!read_number(v, most[which], &x) || x < least[which]) {
+			say(err, errsz, "%s=%.32s: not a whole number from %" PRIu64 " to %" PRIu64, k, v,
+			    least[which], most[which]);
+			if (dflt)
+				s->f = *dflt;
+			return -1;
+		}
+		switch (which) {
+		case 0:
+			s->f.has_seed = true;
+			s->f.seed = x;
+			break;
+		case 1:
+			s->f.limit_ms = (long)x;
+			break;
+		case 2:
+			s->f.count = (long)x;
+			break;
+		default:
+			s->f.progress_ms = (long)x;
+			break;
+		}
+	}
+	return 0;
+}
+
+enum msg_read_status msg_read_reply(const struct msg *m, struct msg_reply *r, char *err, size_t errsz)
+{
+	r->type = m->type;
+	r->has_id = false;
+	r->id = 0;
+	r->grid = NULL;
+	r->grid_len = 0;
+	r->count = 0;
+	r->reason = NULL;
+	r->has_nodes = r->has_ms = false;
+	r->nodes = 0;
+	r->ms = 0;
+	switch (m->type) {
+	case MSG_PROGRESS:
+	case MSG_SOLUTION:
+	case MSG_UNSAT:
+	case MSG_COUNT:
+	case MSG_GAVEUP:
+	case MSG_CANCELLED:
+	case MSG_ERROR:
+		break;
+	default:
+		return MSG_READ_OTHER;
+	}
+	if (m->type == MSG_ERROR && m->id[0] == '-' && !m->id[1])
+		return MSG_READ_OK; /* about no request */
+	if (!read_number(m->id, UINT64_MAX, &r->id)) {
+		say(err, errsz, "%s %s: not a request id (a number)", m->word, m->id);
+		return MSG_READ_BAD_ID;
+	}
+	r->has_id = true;
+	uint64_t x;
+	switch (m->type) {
+	case MSG_PROGRESS:
+	case MSG_ERROR: /* its words are text, not fields */
+	case MSG_CANCELLED:
+		return MSG_READ_OK;
+	case MSG_SOLUTION:
+		r->grid = m->argv[0];
+		r->grid_len = strlen(r->grid);
+		break;
+	case MSG_COUNT:
+		if (!read_number(m->argv[0], PROTO_COUNT_MAX, &x)) {
+			say(err, errsz, "count %s %.32s: not a count", m->id, m->argv[0]);
+			return MSG_READ_BAD_FIELD;
+		}
+		r->count = (long)x;
+		if (m->argc > 1) {
+			r->grid = m->argv[1];
+			r->grid_len = strlen(r->grid);
+		}
+		break;
+	case MSG_GAVEUP:
+		r->reason = m->argc > 0 ? m->argv[0] : NULL;
+		break;
+	default:
+		break;
+	}
+	/* one pass over the fields; the first of a key counts */
+	for (int i = 0; i < m->nfields; i++) {
+		const char *k = m->fields[i].key, *v = m->fields[i].value;
+		if (k[0] == 'm' && k[1] == 's' && !k[2]) {
+			if (r->has_ms)
+				continue;
+			r->has_ms = true;
+			if (!read_ms(v, &r->ms)) {
+				r->ms = 0;
+				say(err, errsz, "%s %s: ms=%.32s: not a time", m->word, m->id, v);
+				return MSG_READ_BAD_FIELD;
+			}
+		} else if (k[0] == 'n' && key_is(k + 1, "odes")) {
+			if (r->has_nodes)
+				continue;
+			r->has_nodes = true;
+			if (!read_number(v, UINT64_MAX, &r->nodes)) {
+				say(err, errsz, "%s %s: nodes=%.32s: not a number", m->word, m->id, v);
+				return MSG_READ_BAD_FIELD;
+			}
+		} else if (k[0] == 'r' && key_is(k + 1, "eason") && !r->reason && m->type != MSG_GAVEUP) {
+			r->reason = v;
+		}
+	}
+	return MSG_READ_OK;
 }
 
 /* --- writing --- */
@@ -410,7 +740,7 @@ int msg_write_hello(char *buf, size_t bufsz, const struct msg_hello *h)
 	put(&o, " ", 1);
 	put_text(&o, h->version, true);
 	put(&o, " proto=", 7);
-	put_u64(&o, PROTO_VERSION);
+	put_long(&o, h->proto > 0 ? h->proto : PROTO_VERSION);
 	put_str(&o, h->complete ? " kind=complete" : " kind=stochastic");
 	put(&o, " sizes=", 7);
 	put_long(&o, h->min_box);
@@ -553,4 +883,72 @@ int msg_write_error(char *buf, size_t bufsz, const char *id, const char *text)
 	put(&o, " ", 1);
 	put_text(&o, text, false);
 	return line_end(&o);
+}
+
+/* --- a solve kept to be sent several times --- */
+
+static size_t count_digits(uint64_t v)
+{
+	size_t n = 1;
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+void msg_solve_record_init(struct msg_solve_record *r)
+{
+	r->line = NULL;
+	r->len = r->seed_at = 0;
+}
+
+void msg_solve_record_clear(struct msg_solve_record *r)
+{
+	if (r->line && r->line != r->small)
+		free(r->line);
+	msg_solve_record_init(r);
+}
+
+int msg_solve_record_make(struct msg_solve_record *r, const char *id, const struct grid *g,
+			  const struct msg_solve_fields *f)
+{
+	msg_solve_record_clear(r);
+	size_t seed_at;
+	int n;
+	if (g->cells <= 81) {
+		/* written in place: it fits, unless its id is longer than any
+		 * of the racer's */
+		n = msg_write_solve(r->small, sizeof r->small, id, g, f, &seed_at);
+		if (n >= 0) {
+			r->line = r->small;
+			r->len = (uint32_t)n;
+			r->seed_at = (uint32_t)seed_at;
+			return n;
+		}
+	}
+	/* the line's length at most: a grid of numbers takes 3 bytes a cell */
+	size_t max = sizeof "solve " + strlen(id) + 1 +
+		     (size_t)g->cells * (g->side <= GRID_MAX_CHAR_SIDE ? 1 : 3) + 1;
+	if (f && f->count >= 2)
+		max += sizeof " count=" + count_digits((uint64_t)f->count);
+	if (f && f->limit_ms > 0)
+		max += sizeof " limit_ms=" + count_digits((uint64_t)f->limit_ms);
+	if (f && f->progress_ms > 0)
+		max += sizeof " progress_ms=" + count_digits((uint64_t)f->progress_ms);
+	if (f && f->has_seed)
+		max += sizeof " seed=" + count_digits(f->seed);
+	char *buf = max <= sizeof r->small ? r->small : malloc(max);
+	if (!buf)
+		return -1;
+	n = msg_write_solve(buf, max, id, g, f, &seed_at);
+	if (n < 0) {
+		if (buf != r->small)
+			free(buf);
+		return -1;
+	}
+	r->line = buf;
+	r->len = (uint32_t)n;
+	r->seed_at = (uint32_t)seed_at;
+	return n;
 }

@@ -1,7 +1,9 @@
 /* The line protocol between the racer and its workers (PROTOCOL.md): the
- * one codec both sides use. msg_parse reads any received line into a
- * message; the msg_write_* functions write every message either side sends,
- * so that no protocol line is put together anywhere else. */
+ * one codec both sides use. msg_parse splits any received line into a
+ * message, and the msg_read_* functions read a message's fields into a
+ * struct, numbers strictly; the msg_write_* functions write every message
+ * either side sends, so that no protocol line is put together, or read by
+ * hand, anywhere else. */
 #ifndef SUDOKU_MESSAGE_H
 #define SUDOKU_MESSAGE_H
 
@@ -22,6 +24,11 @@
 /* Most positional arguments and key=value fields a message may carry. */
 #define PROTO_MAX_ARGS 8
 #define PROTO_MAX_FIELDS 32
+/* Bounds of the numbers a message carries, where PROTOCOL.md leaves them
+ * at "fits in 64 bits": a count (count=K, count's K) and a time in ms
+ * (limit_ms=, progress_ms=). */
+#define PROTO_COUNT_MAX (1L << 50)
+#define PROTO_MS_MAX (1L << 40)
 
 enum msg_type {
 	MSG_UNKNOWN = 0, /* any other word: ignored by the receiver */
@@ -107,6 +114,9 @@ struct msg_hello {
 	const char *device;     /* cpu, gpu or none */
 	const char *detail;     /* NULL or "": no detail field */
 	int batch;              /* 0: no batch field */
+	/* proto=: msg_write_hello writes PROTO_VERSION when 0; msg_read_hello
+	 * sets 0 when it is missing or not a whole number */
+	long proto;
 };
 
 /* solve's optional fields; 0 (false for seed) leaves a field out. The seed
@@ -127,7 +137,9 @@ struct msg_effort {
 
 int msg_write_hello(char *buf, size_t bufsz, const struct msg_hello *h);
 /* before_seed, when not NULL, gets the length of the line before its
- * " seed=" field (the whole line without its LF when there is none). */
+ * " seed=" field (the whole line without its LF when there is none). A
+ * racer that keeps a solve to send it several times uses a solve record
+ * (msg_solve_record_make, below) instead. */
 int msg_write_solve(char *buf, size_t bufsz, const char *id, const struct grid *g,
 		    const struct msg_solve_fields *f, size_t *before_seed);
 int msg_write_cancel(char *buf, size_t bufsz, const char *id);
@@ -149,5 +161,140 @@ int msg_write_gaveup(char *buf, size_t bufsz, const char *id, const char *reason
 int msg_write_cancelled(char *buf, size_t bufsz, const char *id);
 /* id NULL: "error - TEXT", about no request. */
 int msg_write_error(char *buf, size_t bufsz, const char *id, const char *text);
+
+/* --- a solve kept to be sent several times ---
+ *
+ * The racer encodes a puzzle's solve once and sends it to several workers:
+ * with its seed= field, or without it to an entry that sets its own seed.
+ * The record keeps the one encoded line and where its seed field starts;
+ * msg_solve_emit gives the bytes to write for either form. A 9x9 puzzle's
+ * line is kept inside the record (no malloc: MSG_SOLVE_SMALL); a larger one
+ * is allocated.
+ *
+ *   struct msg_solve_record rec;
+ *   msg_solve_record_init(&rec);
+ *   if (msg_solve_record_make(&rec, "17", &grid, &fields) < 0)
+ *           ... out of memory (the line never exceeds PROTO_LINE_MAX)
+ *   struct msg_span part[2];
+ *   int n = msg_solve_emit(&rec, with_seed, part);
+ *   for (int i = 0; i < n; i++)
+ *           write(fd, part[i].p, part[i].len);
+ *   msg_solve_record_clear(&rec);
+ */
+
+/* Bytes to write, in place. */
+struct msg_span {
+	const char *p;
+	size_t len;
+};
+
+/* Any 9x9 solve with an id of up to 20 characters (the racer's are
+ * numbers) fits, every field at its largest. */
+#define MSG_SOLVE_SMALL 216
+
+struct msg_solve_record {
+	char *line;       /* "solve ID GRID [fields] [seed=S]\n" and a NUL; NULL: none */
+	uint32_t len;     /* the whole line, LF included */
+	uint32_t seed_at; /* where " seed=S" starts; len - 1 when there is none */
+	char small[MSG_SOLVE_SMALL];
+};
+
+/* An empty record (no line); a record of zero bytes is one too. */
+void msg_solve_record_init(struct msg_solve_record *r);
+/* Encodes "solve ID GRID" and f's fields (f may be NULL), the seed last,
+ * into r (whatever it held is dropped). id must be a valid id. Returns the
+ * line's length, LF included, or -1 when memory ran out (r is then empty). */
+int msg_solve_record_make(struct msg_solve_record *r, const char *id, const struct grid *g,
+			  const struct msg_solve_fields *f);
+/* The line to send, in 1 or 2 parts (returned; 0 for an empty record):
+ * with_seed, the whole line; else the line without its " seed=S" (the same
+ * when it has none), LF included either way. The parts point into r (and a
+ * static "\n"): valid until r changes. Inline: the racer's per-send path. */
+static inline int msg_solve_emit(const struct msg_solve_record *r, bool with_seed, struct msg_span part[2])
+{
+	if (!r->line)
+		return 0;
+	if (with_seed || r->seed_at + 1 == r->len) {
+		part[0] = (struct msg_span){r->line, r->len};
+		return 1;
+	}
+	part[0] = (struct msg_span){r->line, r->seed_at};
+	part[1] = (struct msg_span){"\n", 1};
+	return 2;
+}
+/* Frees what r holds; r is empty again. */
+void msg_solve_record_clear(struct msg_solve_record *r);
+
+/* --- typed reads ---
+ *
+ * Each msg_read_* reads the fields of a message msg_parse has split, with
+ * strict numbers: decimal digits only (no sign, no blank, no exponent, no
+ * trailing byte), within the message's bounds. The strings it gives point
+ * into the parsed line. */
+
+/* hello (PROTOCOL.md 5), as the racer reads it: name and version (the two
+ * positional words), proto, kind (complete), sizes (min_box-max_box, from
+ * GRID_MIN_BOX to GRID_MAX_BOX, min <= max), device ("cpu" when absent),
+ * detail (NULL when absent; spaces travel as '_': msg_hello_detail), batch
+ * (1 when absent; a positive whole number, one past INT_MAX counts as
+ * INT_MAX). Fields it does not know are ignored. Returns 0, or -1 with err
+ * naming the first field that is missing or malformed. h->proto is read
+ * first and set whatever follows (0: missing or not a whole number, as
+ * "proto=1abc"), so that a caller can say which protocol a peer speaks
+ * before anything else; whether it speaks PROTO_VERSION is the caller's
+ * check. */
+int msg_read_hello(const struct msg *m, struct msg_hello *h, char *err, size_t errsz);
+/* hello's detail for people: '_' back to spaces, into buf; a detail too
+ * long for buf is cut after a word and ends with "...". */
+void msg_hello_detail(const char *detail, char *buf, size_t bufsz);
+
+/* solve (PROTOCOL.md 6), as a worker reads it. */
+struct msg_solve {
+	const char *id;
+	const char *grid; /* the grid word, grid_len bytes */
+	size_t grid_len;
+	/* the fields sent; an absent one is dflt's (has_seed: the seed's) */
+	struct msg_solve_fields f;
+};
+/* Reads a solve (m->type MSG_SOLVE). count from 1 to PROTO_COUNT_MAX,
+ * limit_ms and progress_ms from 0 to PROTO_MS_MAX, seed any 64-bit number.
+ * Returns 0, or -1 with err ("limit_ms=1x: ...") when a field is not such a
+ * number; s->id and s->grid are set either way. */
+int msg_read_solve(const struct msg *m, const struct msg_solve_fields *dflt, struct msg_solve *s,
+		   char *err, size_t errsz);
+
+/* A worker's message about a request (PROTOCOL.md 7), as the racer reads
+ * it. The racer's request ids are numbers (it numbers its puzzles). */
+struct msg_reply {
+	enum msg_type type; /* MSG_PROGRESS, or a final: SOLUTION, UNSAT, COUNT,
+			       GAVEUP, CANCELLED, ERROR */
+	bool has_id;        /* false for "error - MESSAGE": about no request */
+	uint64_t id;
+	const char *grid;   /* SOLUTION: the grid; COUNT: its GRID, or NULL */
+	size_t grid_len;
+	long count;         /* COUNT: K, from 0 to PROTO_COUNT_MAX */
+	const char *reason; /* GAVEUP: REASON; UNSAT, COUNT: reason=; or NULL */
+	bool has_nodes, has_ms;
+	uint64_t nodes;     /* nodes=, 0 when absent */
+	double ms;          /* ms=, 0 when absent: DIGITS[.DIGITS], no locale */
+};
+
+enum msg_read_status {
+	MSG_READ_OK = 0,
+	/* hello, pong, a racer's message, an unknown type: not a reply */
+	MSG_READ_OTHER,
+	/* the id is not a decimal number that fits in 64 bits: the message
+	 * cannot be one of the racer's requests (PROTOCOL.md 9) */
+	MSG_READ_BAD_ID,
+	/* the id was read (r->type, r->id set), but K, nodes= or ms= is not a
+	 * number as above: the reply is malformed */
+	MSG_READ_BAD_FIELD,
+};
+
+/* Reads a progress or final message. A progress's own key=value fields
+ * stay in m (they are the worker's, shown as sent): only its id is read.
+ * err says what is wrong for BAD_ID and BAD_FIELD. The racer's per-answer
+ * path: one pass over the fields, no strtod, no allocation. */
+enum msg_read_status msg_read_reply(const struct msg *m, struct msg_reply *r, char *err, size_t errsz);
 
 #endif

@@ -23,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "protocol/answer.h"
 #include "racer/racer.h"
 
 #define EXPORT_VERSION 2
@@ -374,12 +375,16 @@ static int prove(const struct claims *c, enum proof *proof, char *why, size_t wh
 		for (i = 0; i < c->n; i++)
 			proof[i] = PROOF_NONE;
 		i = 0;
-		while (in && i < c->n && getline(&line, &cap, in) >= 0) {
-			if (strncmp(line, "# unsat", 7) == 0)
+		ssize_t len;
+		while (in && i < c->n && (len = getline(&line, &cap, in)) >= 0) {
+			/* its answer lines, read by the codec that writes them */
+			struct answer_read a;
+			bool read = answer_parse(line, (size_t)len, &a) == 0;
+			if (read && (a.kind == ANSWER_UNSAT || a.kind == ANSWER_CLASH))
 				proof[i] = PROOF_UNSAT;
-			else if (strncmp(line, "# multiple solutions", 20) == 0)
+			else if (read && a.kind == ANSWER_MULTIPLE)
 				proof[i] = PROOF_SEVERAL;
-			else if (line[0] != '#')
+			else if (read && a.kind == ANSWER_SOLVED)
 				proof[i] = PROOF_UNIQUE;
 			i++;
 		}

@@ -1,4 +1,5 @@
-/* Answers in input order (output.h). */
+/* Answers in input order (output.h), written by the answer codec
+ * (protocol/answer.h); answer_of() is the one reader of struct puzzle. */
 #include "config.h"
 
 #include <errno.h>
@@ -12,10 +13,13 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
+#include "protocol/answer.h"
+#include "racer/attempt.h"
 #include "racer/options.h"
 #include "racer/output.h"
 #include "racer/puzzle.h"
 #include "racer/util.h"
+#include "racer/workers.h"
 
 static const struct output_hooks *hooks;
 static struct evbuffer *out;
@@ -28,8 +32,7 @@ static uint64_t emitted, written; /* bytes */
 static uint64_t *fail_ends;
 static size_t fail_head, fail_tail, fail_cap;
 static int status;
-static char *fmt;
-static size_t fmtsz;
+static struct answer_buf text; /* an answer's text, kept from answer to answer */
 static struct grid solution;
 
 static void try_write(void);
@@ -69,8 +72,6 @@ void output_init(struct event_base *base, const struct output_hooks *h)
 		}
 	}
 	stdout_tty = isatty(STDOUT_FILENO);
-	fmtsz = grid_format_pretty_max(GRID_MAX_SIDE) + 2;
-	fmt = xmalloc(fmtsz);
 }
 
 static void restore_flags(void)
@@ -138,72 +139,81 @@ static void note_failure(void)
 	fail_ends[fail_tail++ % fail_cap] = emitted;
 }
 
-static const char *prefix_of(const struct puzzle *pz, char *buf, size_t size)
+/* The answer codec's view of a finished puzzle (protocol/answer.h): the
+ * one place that reads struct puzzle for output. json: the racer's own
+ * --json keys too (race, and its workers, at least MAX_SPECS of them). */
+static void answer_of(const struct puzzle *pz, bool json, struct answer *a, struct answer_race *race,
+		      struct answer_attempt *workers)
 {
-	if (!pz->input_name)
-		return "";
-	snprintf(buf, size, "%s: ", pz->input_name);
-	return buf;
+	static const enum answer_kind kinds[] = {
+		[V_SOLVED] = ANSWER_SOLVED,     [V_UNSAT] = ANSWER_UNSAT,     [V_MULTIPLE] = ANSWER_MULTIPLE,
+		[V_UNSOLVED] = ANSWER_UNSOLVED, [V_TIMEOUT] = ANSWER_TIMEOUT, [V_INVALID] = ANSWER_INVALID,
+		[V_CLASH] = ANSWER_CLASH,       [V_UNSUPPORTED] = ANSWER_UNSUPPORTED,
+	};
+	if (pz->solution) {
+		solution.box = pz->item.grid.box;
+		solution.side = pz->item.grid.side;
+		solution.cells = pz->item.grid.cells;
+		memcpy(solution.cell, pz->solution, (size_t)solution.cells);
+	}
+	*a = (struct answer){
+		.kind = kinds[pz->verdict],
+		.file = pz->input_name,
+		.line = pz->item.line,
+		.puzzle = pz->verdict == V_INVALID ? NULL : &pz->item.grid,
+		.nt = &pz->item.notation,
+		.solution = pz->solution ? &solution : NULL,
+		.note = pz->verdict == V_INVALID ? pz->item.error : pz->text,
+		.count = pz->count,
+		.count_limit = opt.count,
+		.seconds = opt.timeout_s,
+	};
+	if (!json)
+		return;
+	a->unique = pz->uniq == UNIQ_UNIQUE ? ANSWER_UNIQUE_YES : pz->uniq == UNIQ_MULTIPLE ? ANSWER_UNIQUE_NO
+											  : ANSWER_UNIQUE_UNKNOWN;
+	a->winner = pz->winner >= 0 ? specs[pz->winner].label : pz->winner_name;
+	a->worker_ms = pz->winner_ms;
+	a->ms = pz->race_ms;
+	*race = (struct answer_race){
+		.counted = opt.count != 0,
+		.confirmed = pz->claims.confirmed || pz->verdict == V_CLASH,
+		.provers = pz->claims.provers,
+		.cache = pz->cache_hit,
+		.stage = pz->stage == STAGE_NONE ? "none"
+			 : pz->stage == STAGE_FIRST ? "presolver"
+			 : pz->escalated	    ? "escalated"
+						    : "all",
+		.workers = workers,
+	};
+	for (int i = 0; i < nspecs && pz->stage != STAGE_NONE; i++) {
+		enum outcome o = puzzle_outcome(pz, i);
+		if (o == OUT_NONE)
+			continue;
+		/* still in flight: it was sent a cancel when the race ended */
+		if (o == OUT_SENT)
+			o = OUT_CANCELLED;
+		workers[race->nworkers++] =
+			(struct answer_attempt){specs[i].label, outcome_name(o), pz->att[i] ? pz->att[i]->ms : 0};
+	}
+	a->race = race;
 }
 
 void output_puzzle(const struct puzzle *pz)
 {
 	if (closed)
 		return;
-	size_t before = evbuffer_get_length(out);
-	const struct grid *sol = NULL;
-	if (pz->solution) {
-		solution.box = pz->item.grid.box;
-		solution.side = pz->item.grid.side;
-		solution.cells = pz->item.grid.cells;
-		memcpy(solution.cell, pz->solution, (size_t)solution.cells);
-		sol = &solution;
+	if (pz->verdict != V_PENDING) {
+		struct answer a;
+		struct answer_race race;
+		struct answer_attempt workers[MAX_SPECS];
+		answer_of(pz, opt.json, &a, &race, workers);
+		text.len = 0;
+		if ((opt.json ? answer_write_json(&text, &a) : answer_write_text(&text, &a, opt.pretty)) < 0)
+			die("out of memory");
+		evbuffer_add(out, text.p, text.len);
+		emitted += text.len;
 	}
-	char pre[4200];
-	if (opt.json) {
-		json_puzzle(out, pz, sol);
-	} else {
-		switch (pz->verdict) {
-		case V_SOLVED: {
-			int n = opt.pretty ? grid_format_pretty(sol, &pz->item.notation, fmt, fmtsz)
-					   : grid_format(sol, &pz->item.notation, fmt, fmtsz - 1);
-			if (n < 0)
-				die("internal error: an answer does not fit its buffer");
-			if (!opt.pretty)
-				fmt[n++] = '\n';
-			evbuffer_add(out, fmt, (size_t)n);
-			break;
-		}
-		case V_UNSAT:
-			evbuffer_add(out, "# unsat\n", 8);
-			break;
-		case V_CLASH:
-			evbuffer_add_printf(out, "# unsat: %s%s\n", prefix_of(pz, pre, sizeof pre), pz->text);
-			break;
-		case V_MULTIPLE:
-			/* as the workers' filter mode says it (--count=K) */
-			evbuffer_add_printf(out, "# multiple solutions: %s%ld\n", pz->count >= opt.count ? "at least " : "",
-					    pz->count);
-			break;
-		case V_UNSOLVED:
-			evbuffer_add_printf(out, "# unsolved\n");
-			break;
-		case V_TIMEOUT:
-			evbuffer_add_printf(out, "# timeout after %g s\n", opt.timeout_s);
-			break;
-		case V_INVALID:
-			evbuffer_add_printf(out, "# invalid: %s%s\n", prefix_of(pz, pre, sizeof pre),
-					    pz->item.error);
-			break;
-		case V_UNSUPPORTED:
-			evbuffer_add_printf(out, "# unsupported: %s%s\n", prefix_of(pz, pre, sizeof pre),
-					    pz->text);
-			break;
-		case V_PENDING:
-			break;
-		}
-	}
-	emitted += evbuffer_get_length(out) - before;
 	if (pz->verdict != V_SOLVED)
 		note_failure();
 	if (!flush_pending) {
@@ -240,7 +250,7 @@ void output_free(void)
 	if (out)
 		evbuffer_free(out);
 	free(fail_ends);
-	free(fmt);
+	answer_buf_free(&text);
 	write_ev = flush_ev = NULL;
 	out = NULL;
 }

@@ -31,9 +31,4 @@ size_t output_backlog(void);
 int output_status(void);
 void output_free(void);
 
-/* json.c: one --json line for a finished puzzle, into an evbuffer. */
-struct evbuffer;
-struct grid;
-void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct grid *solution);
-
 #endif

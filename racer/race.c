@@ -564,11 +564,13 @@ static void on_lost(void *owner, struct proc *p, struct attempt *a, enum outcome
 		requeue(pz);
 		return;
 	}
-	/* its process ended under it (died, killed, restarted): raced again,
-	 * on another process of the entry or the one started in its place,
-	 * before anyone is counted out; a puzzle that keeps ending its
-	 * workers is not raced again for ever */
-	if (why != OUT_OUT && pz->lost < MAX_LOST) {
+	/* its process ended under it: raced again, on another process of the
+	 * entry or the one started in its place, before anyone is counted
+	 * out: the presolver's queue whatever ended it, a race of every entry
+	 * when the worker died by itself (one killed for not acknowledging a
+	 * cancel in time would only be killed again); a puzzle that keeps
+	 * ending its workers is not raced again for ever */
+	if ((presolver ? why != OUT_OUT : why == OUT_DIED) && pz->lost < MAX_LOST) {
 		pz->lost++;
 		if (presolver) {
 			requeue(pz);

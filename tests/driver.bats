@@ -170,3 +170,20 @@ load helpers
 	assert_failure 2
 	assert_output --partial "--json goes with neither --protocol nor --pretty"
 }
+
+@test "--json is valid UTF-8: a Latin-1 file name's byte is U+FFFD, in both filter paths" {
+	command -v python3 >/dev/null || skip "python3 is needed"
+	f="$BATS_TEST_TMPDIR/caf$(printf '\351')"$'\001'"-$(printf '\303\251').txt"
+	printf '1.....3..4.....2\nxyz\n' >"$f"
+	want="'$BATS_TEST_TMPDIR/caf\\ufffd\\x01-\\xe9.txt'"
+	sudoku-cp --json "$f" >"$BATS_TEST_TMPDIR/out" || true
+	run utf8_json_lines "$BATS_TEST_TMPDIR/out"
+	assert_success
+	assert_line --index 0 "$want None"
+	assert_line --index 1 "$want 'line 2: 3 cells, expected 16'"
+	"$top_builddir/tests/sudoku-spin-batch" --json --time-limit 0.1 "$f" >"$BATS_TEST_TMPDIR/out" || true
+	run utf8_json_lines "$BATS_TEST_TMPDIR/out"
+	assert_success
+	assert_line --index 0 "$want 'timeout after 0.1 s'"
+	assert_line --index 1 "$want 'line 2: 3 cells, expected 16'"
+}

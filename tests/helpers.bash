@@ -194,3 +194,15 @@ skip_if_wrapped() {
 race() {
 	sudoku-race --no-cache "$@"
 }
+
+# utf8_json_lines FILE: every line of FILE is a JSON object in valid UTF-8
+# (decoded strictly: Python's own stdin, in the C locale, lets bad bytes
+# through as surrogates, and jq replaces them); prints each object's "file"
+# and "reason" with what is not printable ASCII escaped.
+utf8_json_lines() {
+	python3 -c 'import json, sys
+for raw in open(sys.argv[1], "rb"):
+    o = json.loads(raw.decode("utf-8"))
+    assert isinstance(o, dict)
+    print(ascii(o.get("file")), ascii(o.get("reason")))' "$1"
+}

@@ -493,3 +493,17 @@ signal_ends() {
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	assert_equal "$(stat_of fake-slowpoke:answers=$T/answers:delay=0:split malformed <<<"$stderr")" 0
 }
+
+@test "--json is valid UTF-8: a Latin-1 file name's byte is U+FFFD, a control character escaped" {
+	command -v python3 >/dev/null || skip "python3 is needed"
+	f="$T/caf$(printf '\351')"$'\001'"-$(printf '\303\251').txt"
+	{ head -n 1 "$DATA/easy9.txt"; echo 12345; } >"$f"
+	race --json --workers cp "$f" >"$T/out" || true
+	run utf8_json_lines "$T/out"
+	assert_success
+	assert_line --index 0 "'$T/caf\\ufffd\\x01-\\xe9.txt' None"
+	assert_line --index 1 "'$T/caf\\ufffd\\x01-\\xe9.txt' 'line 2: 5 cells, expected 16'"
+	# the text lines name the file as it is, bytes and all
+	run race --workers cp "$f"
+	assert_line --index 1 "# invalid: $f: line 2: 5 cells, expected 16"
+}

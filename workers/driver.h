@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "protocol/answer.h"
 #include "protocol/grid.h"
 #include "worker.h"
 
@@ -112,21 +113,14 @@ int protocol_main(void);
 
 /* driver_filter.c */
 
-/* Text built up in memory: a batch's answers, formatted by several threads
- * at once and written in order. */
-struct out_buf {
-	char *p;
-	size_t len, cap;
-};
-
 /* Whether a puzzle was searched, or why not. */
-enum answer_kind { ANSWER_SEARCHED, ANSWER_INVALID, ANSWER_UNSUPPORTED, ANSWER_CLASH };
+enum filter_kind { FILTER_SEARCHED, FILTER_INVALID, FILTER_UNSUPPORTED, FILTER_CLASH };
 
-/* One puzzle's answer, as format_answer writes it. */
-struct answer {
+/* One puzzle's verdict in filter mode, as format_answer writes it. */
+struct filter_answer {
 	const char *file; /* NULL: standard input */
 	long line;
-	enum answer_kind kind;
+	enum filter_kind kind;
 	/* not searched: why, "line N: ..."; SOLVE_GAVEUP: the algorithm's reason */
 	const char *note;
 	const struct grid *puzzle; /* NULL when invalid */
@@ -139,12 +133,15 @@ struct answer {
 };
 
 extern int exit_status;
-char *out_room(struct out_buf *o, size_t more);
-void out_printf(struct out_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Appends a puzzle's answer to o: the solution (verified first) or a '#'
- * line, a boxed grid with --pretty, a JSON object with --json. Sets
- * *failed when it is not a solution. */
-void format_answer(struct out_buf *o, const struct answer *a, bool *failed);
+/* Room for more bytes at o->p + o->len (a batch's answers are formatted by
+ * several threads at once, then written in order); exits when memory runs
+ * out. */
+char *out_room(struct answer_buf *o, size_t more);
+/* Appends a puzzle's answer to o through the answer codec
+ * (protocol/answer.h): the solution (verified first) or a '#' line, a
+ * boxed grid with --pretty, a JSON object with --json. Sets *failed when it
+ * is not a solution. */
+void format_answer(struct answer_buf *o, const struct filter_answer *a, bool *failed);
 /* Why a puzzle of this side is not taken: "line N: ...". */
 void describe_unsupported(char *buf, size_t bufsz, long line, int side);
 int filter_main(int argc, char **argv, int first);

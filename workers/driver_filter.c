@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +21,7 @@
 struct pending {
 	struct stream_item item;
 	bool solve;     /* still to be solved */
-	enum answer_kind kind;
+	enum filter_kind kind;
 	char text[GRID_ERR_MAX + 96]; /* not searched: why */
 	bool failed;    /* counts towards exit status 1 */
 	enum solve_status st;
@@ -38,178 +37,94 @@ static struct pending **run;
 int exit_status;
 static const char *input_name; /* NULL for standard input */
 
-char *out_room(struct out_buf *o, size_t more)
+char *out_room(struct answer_buf *o, size_t more)
 {
-	if (o->len + more + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 4096;
-		while (cap < o->len + more + 1)
-			cap *= 2;
-		o->p = driver_realloc(o->p, cap);
-		o->cap = cap;
+	char *at = answer_buf_room(o, more);
+	if (!at) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
 	}
-	return o->p + o->len;
+	return at;
 }
 
-void out_printf(struct out_buf *o, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	char *at = out_room(o, (size_t)n);
-	va_start(ap, fmt);
-	vsnprintf(at, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	o->len += (size_t)n;
-}
-
-/* A JSON string of s. */
-static void json_string(struct out_buf *o, const char *s)
-{
-	out_printf(o, "\"");
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '"' || c == '\\')
-			out_printf(o, "\\%c", c);
-		else if (c < 0x20)
-			out_printf(o, "\\u%04x", c);
-		else
-			out_printf(o, "%c", c);
-	}
-	out_printf(o, "\"");
-}
-
-/* --json: the racer's keys (racer/json.c), for one worker. */
-static void format_json(struct out_buf *o, const struct answer *a, const char *status,
-			const struct grid *solution, const char *reason, const char *unique, bool decided)
-{
-	out_printf(o, "{\"line\":%ld", a->line);
-	if (a->file) {
-		out_printf(o, ",\"file\":");
-		json_string(o, a->file);
-	}
-	if (a->puzzle) {
-		size_t sz = grid_format_max(a->puzzle->side);
-		char *text = malloc(sz + 1);
-		if (text && grid_format(a->puzzle, a->nt, text, sz + 1) >= 0) {
-			out_printf(o, ",\"puzzle\":");
-			json_string(o, text);
-		}
-		if (solution && text && grid_format(solution, a->nt, text, sz + 1) >= 0) {
-			out_printf(o, ",\"status\":\"%s\",\"solution\":", status);
-			json_string(o, text);
-		} else {
-			out_printf(o, ",\"status\":\"%s\",\"solution\":null", status);
-		}
-		free(text);
-	} else {
-		out_printf(o, ",\"status\":\"%s\",\"solution\":null", status);
-	}
-	out_printf(o, ",\"reason\":");
-	if (reason)
-		json_string(o, reason);
-	else
-		out_printf(o, "null");
-	if (unique)
-		out_printf(o, ",\"unique\":%s", unique);
-	out_printf(o, ",\"winner\":");
-	if (decided)
-		json_string(o, ALGO.name);
-	else
-		out_printf(o, "null");
-	out_printf(o, ",\"worker_ms\":%.3f,\"ms\":%.3f}\n", a->ms, a->ms);
-}
-
-void format_answer(struct out_buf *o, const struct answer *a, bool *failed)
+/* The codec's answer of a filter-mode verdict: the solution is verified
+ * here, never passed on wrong, even our own. */
+void format_answer(struct answer_buf *o, const struct filter_answer *a, bool *failed)
 {
 	char text[GRID_ERR_MAX + 128];
-	const char *status = NULL, *reason = NULL, *unique = NULL;
-	const struct grid *solution = NULL;
-	bool decided = false;
-	*failed = true;
+	struct answer ans = {
+		.file = a->file,
+		.line = a->line,
+		.puzzle = a->puzzle,
+		.nt = a->nt,
+		.note = a->note,
+		.count_limit = opt.count_limit,
+		.worker_ms = a->ms,
+		.ms = a->ms,
+	};
 	switch (a->kind) {
-	case ANSWER_INVALID:
-	case ANSWER_UNSUPPORTED:
-	case ANSWER_CLASH: {
-		/* error lines name the file, when there is one */
-		const char *word = a->kind == ANSWER_INVALID ? "invalid" : a->kind == ANSWER_CLASH ? "unsat" : "unsupported";
-		if (!opt.json) {
-			out_printf(o, "# %s: %s%s%s\n", word, a->file ? a->file : "", a->file ? ": " : "", a->note);
-			return;
+	case FILTER_INVALID:
+		ans.kind = ANSWER_INVALID;
+		break;
+	case FILTER_UNSUPPORTED:
+		ans.kind = ANSWER_UNSUPPORTED;
+		break;
+	case FILTER_CLASH:
+		ans.kind = ANSWER_CLASH;
+		ans.winner = ALGO.name; /* it decided */
+		break;
+	case FILTER_SEARCHED:
+		switch (a->st) {
+		case SOLVE_SOLVED: {
+			char why[GRID_ERR_MAX];
+			if (!grid_verify(a->puzzle, a->solution, why, sizeof why)) {
+				snprintf(text, sizeof text, "%s gave a wrong answer (%s)", ALGO.name, why);
+				ans.kind = ANSWER_WRONG;
+				ans.note = text;
+				break;
+			}
+			ans.solution = a->solution;
+			ans.winner = ALGO.name;
+			ans.count = a->count;
+			if (opt.count_limit > 1 && a->count > 1) {
+				ans.kind = ANSWER_MULTIPLE;
+				ans.unique = ANSWER_UNIQUE_NO;
+			} else {
+				ans.kind = ANSWER_SOLVED;
+				ans.unique = opt.count_limit > 1 ? ANSWER_UNIQUE_YES : ANSWER_UNIQUE_UNKNOWN;
+			}
+			break;
 		}
-		format_json(o, a, word, NULL, a->note, NULL, a->kind == ANSWER_CLASH);
-		return;
-	}
-	case ANSWER_SEARCHED:
-		break;
-	}
-	switch (a->st) {
-	case SOLVE_SOLVED: {
-		char why[GRID_ERR_MAX];
-		if (!grid_verify(a->puzzle, a->solution, why, sizeof why)) {
-			snprintf(text, sizeof text, "error: %s gave a wrong answer (%s)", ALGO.name, why);
-			status = "unsolved";
-			reason = text;
-		} else if (opt.count_limit > 1 && a->count > 1) {
-			snprintf(text, sizeof text, "multiple solutions: %s%ld",
-				 a->count >= opt.count_limit ? "at least " : "", a->count);
-			status = "multiple";
-			reason = text;
-			solution = a->solution;
-			unique = "false";
-			decided = true;
-		} else {
-			status = "solved";
-			solution = a->solution;
-			unique = opt.count_limit > 1 ? "true" : "null";
-			decided = true;
-			*failed = false;
+		case SOLVE_UNSAT:
+			ans.kind = ANSWER_UNSAT;
+			ans.winner = ALGO.name;
+			break;
+		case SOLVE_GAVEUP:
+			ans.kind = ANSWER_GAVEUP;
+			break;
+		case SOLVE_STOPPED:
+			ans.kind = ALGO.kind == WORKER_COMPLETE ? ANSWER_TIMEOUT : ANSWER_GAVEUP_AFTER;
+			ans.seconds = opt.time_limit;
+			break;
 		}
 		break;
 	}
-	case SOLVE_UNSAT:
-		status = reason = "unsat";
-		decided = true;
-		break;
-	case SOLVE_GAVEUP:
-		status = "unsolved";
-		snprintf(text, sizeof text, "gave up: %s", a->note && a->note[0] ? a->note : "no solution found");
-		reason = text;
-		break;
-	case SOLVE_STOPPED:
-		status = "timeout";
-		snprintf(text, sizeof text, "%s after %g s", ALGO.kind == WORKER_COMPLETE ? "timeout" : "gave up",
-			 opt.time_limit);
-		reason = text;
-		break;
-	}
-	if (opt.json) {
-		format_json(o, a, status, solution, reason, unique, decided);
-	} else if (*failed) {
-		out_printf(o, "# %s\n", reason);
-	} else {
-		size_t sz = opt.pretty ? grid_format_pretty_max(a->puzzle->side) : grid_format_max(a->puzzle->side);
-		char *at = out_room(o, sz + 1);
-		int n = opt.pretty ? grid_format_pretty(solution, a->nt, at, sz) : grid_format(solution, a->nt, at, sz);
-		if (n < 0)
-			n = 0;
-		o->len += (size_t)n;
-		if (!opt.pretty)
-			o->p[o->len++] = '\n';
+	*failed = answer_failed(&ans);
+	if ((opt.json ? answer_write_json(o, &ans) : answer_write_text(o, &ans, opt.pretty)) < 0) {
+		fprintf(stderr, "%s: out of memory\n", program);
+		exit(2);
 	}
 }
 
 /* A pending puzzle's answer line (or boxed grid), appended to o. */
-static void format_pending(struct pending *p, struct out_buf *o)
+static void format_pending(struct pending *p, struct answer_buf *o)
 {
-	const struct answer a = {
+	const struct filter_answer a = {
 		.file = input_name,
 		.line = p->item.line,
 		.kind = p->kind,
 		.note = p->solve ? p->res.reason : p->text,
-		.puzzle = p->kind == ANSWER_INVALID ? NULL : &p->item.grid,
+		.puzzle = p->kind == FILTER_INVALID ? NULL : &p->item.grid,
 		.nt = &p->item.notation,
 		.st = p->st,
 		.count = p->res.count,
@@ -221,7 +136,7 @@ static void format_pending(struct pending *p, struct out_buf *o)
 
 static void print_pending(struct pending *p)
 {
-	static struct out_buf o; /* kept: a malloc and free per answer showed in profiles */
+	static struct answer_buf o; /* kept: a malloc and free per answer showed in profiles */
 	o.len = 0;
 	format_pending(p, &o);
 	fwrite(o.p, 1, o.len, stdout);
@@ -300,7 +215,7 @@ static void take_item(enum stream_event ev, struct stream_item *item)
 	p->res.reason[0] = '\0';
 	grid_init(&p->res.solution, 0);
 	if (ev == STREAM_INVALID) {
-		p->kind = ANSWER_INVALID;
+		p->kind = FILTER_INVALID;
 		snprintf(p->text, sizeof p->text, "%s", item->error);
 		p->item.line = item->line;
 		return;
@@ -311,13 +226,13 @@ static void take_item(enum stream_event ev, struct stream_item *item)
 	p->item.notation = item->notation;
 	memcpy(&p->item.grid, &item->grid, offsetof(struct grid, cell) + (size_t)item->grid.cells);
 	if (!size_supported(item->grid.box)) {
-		p->kind = ANSWER_UNSUPPORTED;
+		p->kind = FILTER_UNSUPPORTED;
 		describe_unsupported(p->text, sizeof p->text, item->line, item->grid.side);
 	} else if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
-		p->kind = ANSWER_CLASH;
+		p->kind = FILTER_CLASH;
 		snprintf(p->text, sizeof p->text, "line %ld: %s", item->line, err);
 	} else {
-		p->kind = ANSWER_SEARCHED;
+		p->kind = FILTER_SEARCHED;
 		p->solve = true;
 		p->failed = false;
 		nsolve++;

@@ -48,7 +48,7 @@ struct record {
 	bool puzzle;  /* parsed as a puzzle: its size is checked before solving */
 	bool solve;   /* searched: st and count hold the verdict */
 	bool failed;  /* counts towards exit status 1 */
-	enum answer_kind kind;
+	enum filter_kind kind;
 	enum solve_status st;
 	long count;
 	double ms;
@@ -69,11 +69,11 @@ struct part {
 	int first, nlines;
 	struct record *rec; /* its puzzles and '#' lines, in order */
 	int nrec, cap;
-	struct out_buf arena; /* the records' short grids */
-	struct out_buf notes; /* the records' '#' lines and reasons, each NUL-terminated */
+	struct answer_buf arena; /* the records' short grids */
+	struct answer_buf notes; /* the records' '#' lines and reasons, each NUL-terminated */
 	struct stream_item *item; /* the parser's (4 KB: kept) */
 	struct puzzle_stream *ps; /* the stream after its lines */
-	struct out_buf out;
+	struct answer_buf out;
 	bool failed;
 	double ms; /* the thread's busy time */
 };
@@ -326,7 +326,7 @@ static void pl_take(struct part *pt, enum stream_event ev, const struct stream_i
 	r->failed = true;
 	r->ms = 0;
 	if (ev == STREAM_INVALID) {
-		r->kind = ANSWER_INVALID;
+		r->kind = FILTER_INVALID;
 		r->note = part_note(pt, "%s", item->error);
 		return;
 	}
@@ -338,10 +338,10 @@ static void pl_take(struct part *pt, enum stream_event ev, const struct stream_i
 	memcpy(out_room(&pt->arena, 2 * size), &item->grid, offsetof(struct grid, cell) + (size_t)item->grid.cells);
 	pt->arena.len += 2 * size;
 	if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
-		r->kind = ANSWER_CLASH;
+		r->kind = FILTER_CLASH;
 		r->note = part_note(pt, "line %ld: %s", item->line, err);
 	} else {
-		r->kind = ANSWER_SEARCHED;
+		r->kind = FILTER_SEARCHED;
 		r->solve = true;
 		r->failed = false;
 	}
@@ -506,7 +506,7 @@ static void pl_solve(struct batch *b, struct solver *sv)
 			if (g && !size_supported(g->box)) {
 				char text[GRID_ERR_MAX + 96];
 				describe_unsupported(text, sizeof text, r->line, g->side);
-				r->kind = ANSWER_UNSUPPORTED;
+				r->kind = FILTER_UNSUPPORTED;
 				r->note = part_note(pt, "%s", text);
 				r->solve = false;
 				r->failed = true;
@@ -605,11 +605,11 @@ static void *pl_format_part(void *arg)
 	for (int i = 0; i < pt->nrec; i++) {
 		struct record *r = &pt->rec[i];
 		const struct grid *g = r->puzzle ? record_grid(pt, r) : NULL;
-		const struct answer a = {
+		const struct filter_answer a = {
 			.file = t->b->input_name,
 			.line = r->line,
 			.kind = r->kind,
-			.note = r->kind != ANSWER_SEARCHED || r->st == SOLVE_GAVEUP ? pt->notes.p + r->note : "",
+			.note = r->kind != FILTER_SEARCHED || r->st == SOLVE_GAVEUP ? pt->notes.p + r->note : "",
 			.puzzle = g,
 			.nt = &r->notation,
 			.st = r->st,

@@ -292,24 +292,31 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 	grid_init(&j->grid, GRID_MIN_BOX);
 	char err[GRID_ERR_MAX];
 	struct notation nt;
-	bool bad = false;
+	const struct msg_solve_fields dflt = {
+		.count = 1,
+		.limit_ms = (long)(opt.time_limit * 1000),
+		.has_seed = true,
+		.seed = opt.seed,
+	};
+	struct msg_solve s;
+	bool bad = msg_read_solve(m, &dflt, &s, err, sizeof err) < 0;
 	/* the codec checked the id: under PROTO_ID_MAX bytes (snprintf was a
 	 * percent of the racer's time here) */
-	size_t idlen = strnlen(m->id, sizeof j->id - 1);
-	memcpy(j->id, m->id, idlen);
+	size_t idlen = strnlen(s.id, sizeof j->id - 1);
+	memcpy(j->id, s.id, idlen);
 	j->id[idlen] = '\0';
 	atomic_init(&j->cancelled, false);
 	j->kind = JOB_SOLVE;
-	j->limit_ms = msg_field_long(m, "limit_ms", (long)(opt.time_limit * 1000), 0, 1L << 40, &bad);
-	j->count = msg_field_long(m, "count", 1, 1, 1L << 50, &bad);
-	j->progress_ms = msg_field_long(m, "progress_ms", 0, 0, 1L << 40, &bad);
+	j->limit_ms = s.f.limit_ms;
+	j->count = s.f.count;
+	j->progress_ms = s.f.progress_ms;
 	if (j->progress_ms > 0 && j->progress_ms < 10)
 		j->progress_ms = 10;
-	j->seed = msg_field_u64(m, "seed", opt.seed, &bad);
+	j->seed = s.f.seed;
 	if (bad) {
 		j->kind = JOB_ERROR;
-		snprintf(j->text, sizeof j->text, "bad field value");
-	} else if (grid_parse(m->argv[0], strlen(m->argv[0]), &j->grid, &nt, err, sizeof err) < 0) {
+		snprintf(j->text, sizeof j->text, "bad field value: %s", err);
+	} else if (grid_parse(s.grid, s.grid_len, &j->grid, &nt, err, sizeof err) < 0) {
 		j->kind = JOB_ERROR;
 		snprintf(j->text, sizeof j->text, "invalid puzzle: %s", err);
 	} else if (!size_supported(j->grid.box)) {

@@ -22,27 +22,41 @@ static void check_rewrite(const struct msg *m)
 	struct msg back;
 	static struct grid g;
 	struct notation nt;
-	char err[GRID_ERR_MAX];
-	bool bad = false;
 	switch (m->type) {
 	case MSG_SOLVE: {
-		if (grid_parse(m->argv[0], strlen(m->argv[0]), &g, &nt, err, sizeof err) < 0)
+		struct msg_solve in;
+		char why[128], err[GRID_ERR_MAX];
+		if (msg_read_solve(m, NULL, &in, why, sizeof why) < 0)
+			fuzz_check_error(why, sizeof why);
+		if (grid_parse(in.grid, in.grid_len, &g, &nt, err, sizeof err) < 0)
 			return;
-		const struct msg_solve_fields f = {
-			.count = msg_field_long(m, "count", 1, 1, 1L << 50, &bad),
-			.limit_ms = msg_field_long(m, "limit_ms", 0, 0, 1L << 40, &bad),
-			.progress_ms = msg_field_long(m, "progress_ms", 0, 0, 1L << 40, &bad),
-			.has_seed = msg_field(m, "seed") != NULL,
-			.seed = msg_field_u64(m, "seed", 0, &bad),
-		};
+		const struct msg_solve_fields f = in.f;
 		size_t before_seed;
-		reparse(msg_write_solve(out, sizeof out, m->id, &g, &f, &before_seed), &back);
+		int n = msg_write_solve(out, sizeof out, m->id, &g, &f, &before_seed);
+		/* the record the racer keeps holds the same line, and the same
+		 * line cut before its seed */
+		static struct msg_solve_record rec;
+		struct msg_span part[2];
+		fuzz_check(msg_solve_record_make(&rec, m->id, &g, &f) == n);
+		fuzz_check(msg_solve_emit(&rec, true, part) == 1 && part[0].len == (size_t)n &&
+			   memcmp(part[0].p, out, (size_t)n) == 0);
+		int k = msg_solve_emit(&rec, false, part);
+		fuzz_check(k >= 1 && part[0].len >= before_seed && memcmp(part[0].p, out, before_seed) == 0);
+		if (k == 2)
+			fuzz_check(part[0].len == before_seed && part[1].len == 1 && part[1].p[0] == '\n');
+		else
+			fuzz_check(part[0].len == before_seed + 1 && part[0].p[before_seed] == '\n');
+		msg_solve_record_clear(&rec);
+		reparse(n, &back);
 		fuzz_check(back.type == MSG_SOLVE && strcmp(back.id, m->id) == 0);
 		static struct grid sent;
 		fuzz_check(msg_parse_grid(back.argv[0], strlen(back.argv[0]), g.box, &sent) == 0);
 		fuzz_check(memcmp(sent.cell, g.cell, (size_t)g.cells) == 0);
-		if (!bad && f.has_seed)
-			fuzz_check(msg_field_u64(&back, "seed", 0, &bad) == f.seed);
+		struct msg_solve again;
+		fuzz_check(msg_read_solve(&back, NULL, &again, why, sizeof why) == 0);
+		fuzz_check(again.f.has_seed == f.has_seed && (!f.has_seed || again.f.seed == f.seed));
+		fuzz_check(again.f.limit_ms == f.limit_ms && again.f.progress_ms == f.progress_ms);
+		fuzz_check(again.f.count == (f.count >= 2 ? f.count : 0));
 		break;
 	}
 	case MSG_CANCEL:
@@ -75,7 +89,25 @@ static void check_rewrite(const struct msg *m)
 		}
 		break;
 	case MSG_HELLO: {
-		const struct msg_hello h = {m->argv[0], m->argv[1], true, 2, 8, "cpu", msg_field(m, "detail"), 4};
+		struct msg_hello in;
+		char why[128];
+		if (msg_read_hello(m, &in, why, sizeof why) < 0) {
+			fuzz_check_error(why, sizeof why);
+		} else {
+			/* what reads is written again and reads back the same */
+			fuzz_check(in.min_box >= GRID_MIN_BOX && in.min_box <= in.max_box &&
+				   in.max_box <= GRID_MAX_BOX && in.batch >= 1 && in.proto >= 1);
+			reparse(msg_write_hello(out, sizeof out, &in), &back);
+			struct msg_hello again;
+			fuzz_check(msg_read_hello(&back, &again, why, sizeof why) == 0);
+			fuzz_check(again.proto == in.proto && again.complete == in.complete &&
+				   again.min_box == in.min_box && again.max_box == in.max_box &&
+				   again.batch == (in.batch > 1 ? in.batch : 1));
+		}
+		char detail[64];
+		msg_hello_detail(in.detail, detail, sizeof detail);
+		fuzz_check(strlen(detail) < sizeof detail);
+		const struct msg_hello h = {m->argv[0], m->argv[1], true, 2, 8, "cpu", msg_field(m, "detail"), 4, 0};
 		reparse(msg_write_hello(out, sizeof out, &h), &back);
 		fuzz_check(back.type == MSG_HELLO && back.argc == 2);
 		break;
@@ -105,6 +137,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		static struct grid g;
 		if (msg_parse_grid(m.argv[i], strlen(m.argv[i]), box, &g) == 0)
 			fuzz_check_grid(&g);
+	}
+	struct msg_reply r;
+	char why[128];
+	enum msg_read_status rs = msg_read_reply(&m, &r, why, sizeof why);
+	if (rs == MSG_READ_BAD_ID || rs == MSG_READ_BAD_FIELD)
+		fuzz_check_error(why, sizeof why);
+	if (rs == MSG_READ_OK) {
+		fuzz_check(r.type == m.type && r.ms >= 0 && r.count >= 0 && r.count <= PROTO_COUNT_MAX);
+		fuzz_check(!r.grid || strlen(r.grid) == r.grid_len);
 	}
 	check_rewrite(&m);
 	return 0;
