@@ -59,7 +59,7 @@ static void changed(void)
 
 /* --- what the processes say --- */
 
-static bool on_hello(void *owner, struct proc *p, const struct hello *h, const char *why)
+static bool on_hello(void *owner, struct proc *p, const struct msg_hello *h, const char *why)
 {
 	(void)owner;
 	struct worker_spec *s = &specs[p->spec->index];
@@ -71,11 +71,11 @@ static bool on_hello(void *owner, struct proc *p, const struct hello *h, const c
 	s->complete = h->complete;
 	s->min_box = h->min_box;
 	s->max_box = h->max_box;
-	s->batch = h->batch;
-	snprintf(s->version, sizeof s->version, "%s", h->version);
-	snprintf(s->device, sizeof s->device, "%s", h->device);
-	snprintf(s->detail, sizeof s->detail, "%s", h->detail);
-	if (strcmp(h->device, "none") == 0) {
+	s->batch = h->batch > 0 ? h->batch : 1;
+	snprintf(s->version, sizeof s->version, "%s", h->version ? h->version : "");
+	snprintf(s->device, sizeof s->device, "%s", h->device ? h->device : "cpu");
+	msg_hello_detail(h->detail, s->detail, sizeof s->detail);
+	if (strcmp(s->device, "none") == 0) {
 		/* a GPU worker without a GPU: left out, quietly unless asked for */
 		pool_spec_out(s->index, SPEC_UNAVAILABLE, s->explicit, "no device%s%s", s->detail[0] ? ": " : "",
 			      s->detail);
@@ -91,12 +91,12 @@ static bool on_hello(void *owner, struct proc *p, const struct hello *h, const c
 	return true;
 }
 
-static void on_answer(void *owner, struct proc *p, struct attempt *a, const struct msg *m)
+static void on_answer(void *owner, struct proc *p, struct attempt *a, const struct msg_reply *r)
 {
 	(void)owner;
 	entry_of(p)->strikes = 0; /* a well-formed answer: healthy again */
 	if (up)
-		up->answer(up_owner, p, a, m);
+		up->answer(up_owner, p, a, r);
 }
 
 static void on_progress(void *owner, struct proc *p, struct attempt *a, const struct msg *m)

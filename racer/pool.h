@@ -17,7 +17,7 @@ struct proc;
 struct event_base;
 
 struct pool_events {
-	void (*answer)(void *owner, struct proc *p, struct attempt *a, const struct msg *m);
+	void (*answer)(void *owner, struct proc *p, struct attempt *a, const struct msg_reply *r);
 	void (*progress)(void *owner, struct proc *p, struct attempt *a, const struct msg *m);
 	void (*lost)(void *owner, struct proc *p, struct attempt *a, enum outcome why);
 	/* a process became ready, or an entry went out: look again */

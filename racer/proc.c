@@ -190,7 +190,7 @@ static struct attempt *take(struct proc *p, int i, uint64_t now)
 	return a;
 }
 
-void proc_send_solve(struct proc *p, struct attempt *a, const char *line, size_t len)
+void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed)
 {
 	if (!p->to || !proc_ready(p))
 		return;
@@ -206,7 +206,10 @@ void proc_send_solve(struct proc *p, struct attempt *a, const char *line, size_t
 	}
 	p->queue[p->head + p->n++] = a;
 	a->proc = (int16_t)p->index;
-	bufferevent_write(p->to, line, len);
+	struct msg_span part[2];
+	int n = msg_solve_emit(rec, with_seed, part);
+	for (int i = 0; i < n; i++)
+		bufferevent_write(p->to, part[i].p, part[i].len);
 	if (p->n == 1)
 		p->head_ns = now_ns();
 	settle(p);
@@ -337,69 +340,24 @@ static void protocol_failure(struct proc *p, const char *fmt, ...)
 
 /* --- hello --- */
 
-/* A whole number of digits alone, within [lo, hi]. */
-static bool whole(const char *s, const char *end, long lo, long hi, long *v)
-{
-	long x = 0;
-	if (s == end)
-		return false;
-	for (; s < end; s++) {
-		if (*s < '0' || *s > '9' || x > hi)
-			return false;
-		x = x * 10 + (*s - '0');
-	}
-	if (x < lo || x > hi)
-		return false;
-	*v = x;
-	return true;
-}
-
-static const char *read_hello(const struct msg *m, struct hello *h)
-{
-	const char *proto = msg_field(m, "proto"), *kind = msg_field(m, "kind");
-	const char *sizes = msg_field(m, "sizes"), *device = msg_field(m, "device");
-	const char *detail = msg_field(m, "detail"), *batch = msg_field(m, "batch");
-	long v, lo, hi;
-	if (!proto || !whole(proto, proto + strlen(proto), 1, PROTO_VERSION, &v)) {
-		static char why[96];
-		snprintf(why, sizeof why, "speaks protocol %.40s, not %d", proto ? proto : "(none)", PROTO_VERSION);
-		return why;
-	}
-	const char *dash = sizes ? strchr(sizes, '-') : NULL;
-	if (!kind || (strcmp(kind, "complete") != 0 && strcmp(kind, "stochastic") != 0) || !dash ||
-	    !whole(sizes, dash, GRID_MIN_BOX, GRID_MAX_BOX, &lo) ||
-	    !whole(dash + 1, dash + 1 + strlen(dash + 1), GRID_MIN_BOX, GRID_MAX_BOX, &hi) || lo > hi)
-		return "a hello without a valid kind and sizes";
-	h->complete = strcmp(kind, "complete") == 0;
-	h->min_box = (int)lo;
-	h->max_box = (int)hi;
-	h->batch = batch && whole(batch, batch + strlen(batch), 1, 1 << 20, &v) ? (int)v : 1;
-	snprintf(h->version, sizeof h->version, "%s", m->argc >= 2 ? m->argv[1] : "");
-	snprintf(h->device, sizeof h->device, "%s", device ? device : "cpu");
-	if (snprintf(h->detail, sizeof h->detail, "%s", detail ? detail : "") >= (int)sizeof h->detail) {
-		/* too long: cut after a word, not in one */
-		char *cut = strrchr(h->detail, '_');
-		snprintf(cut ? cut : h->detail + sizeof h->detail - 4, 4, "...");
-	}
-	for (char *c = h->detail; *c; c++)
-		if (*c == '_')
-			*c = ' '; /* PROTOCOL.md 5: spaces travel as '_' */
-	return NULL;
-}
-
 static void handle_hello(struct proc *p, char *line, size_t len)
 {
 	struct msg m;
-	struct hello h;
-	char err[128];
-	const char *why = NULL;
+	struct msg_hello h;
+	char err[128], why[160];
+	const char *bad = NULL;
 	if (msg_parse(line, len, &m, err, sizeof err) < 0 || m.type != MSG_HELLO) {
-		why = "its first line is not hello";
+		bad = "its first line is not hello";
 		stats_spec_add(p->spec->index, SC_HELLO_FAILURES, 1);
-	} else {
-		why = read_hello(&m, &h);
+	} else if (msg_read_hello(&m, &h, err, sizeof err) < 0) {
+		const char *proto = msg_field(&m, "proto");
+		if (h.proto < 1 || h.proto > PROTO_VERSION)
+			snprintf(why, sizeof why, "speaks protocol %.40s, not %d", proto ? proto : "(none)", PROTO_VERSION);
+		else
+			snprintf(why, sizeof why, "a bad hello: %s", err);
+		bad = why;
 	}
-	if (!p->ev->hello(p->owner, p, why ? NULL : &h, why)) {
+	if (!p->ev->hello(p->owner, p, bad ? NULL : &h, bad)) {
 		proc_stop(p, OUT_OUT, false);
 		proc_kill(p);
 		return;
@@ -410,22 +368,6 @@ static void handle_hello(struct proc *p, char *line, size_t len)
 
 /* --- what it says --- */
 
-static bool parse_seq(const char *id, uint64_t *seq)
-{
-	if (!id || !(*id >= '0' && *id <= '9'))
-		return false;
-	uint64_t v = 0;
-	for (; *id >= '0' && *id <= '9'; id++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*id - '0');
-	}
-	if (*id)
-		return false;
-	*seq = v;
-	return true;
-}
-
 static void handle_line(struct proc *p, char *line, size_t len, uint64_t now)
 {
 	if (p->state == PROC_STARTING) {
@@ -433,42 +375,44 @@ static void handle_line(struct proc *p, char *line, size_t len, uint64_t now)
 		return;
 	}
 	struct msg m;
+	struct msg_reply r;
 	char err[128];
 	if (msg_parse(line, len, &m, err, sizeof err) < 0) {
 		protocol_failure(p, "a malformed line: %s", err);
 		return;
 	}
-	uint64_t seq;
-	int i;
-	switch (m.type) {
-	case MSG_PROGRESS:
+	switch (msg_read_reply(&m, &r, err, sizeof err)) {
+	case MSG_READ_OTHER:
+		return; /* pong, unknown types: ignored (PROTOCOL.md 9) */
+	case MSG_READ_BAD_ID:
+		if (m.type != MSG_PROGRESS)
+			protocol_failure(p, "'%s' for %s, which is not in flight", m.word, m.id);
+		return;
+	case MSG_READ_BAD_FIELD:
+		r.type = MSG_ERROR; /* an answer, but not a readable one */
+		break;
+	case MSG_READ_OK:
+		break;
+	}
+	if (r.type == MSG_ERROR && !r.has_id) {
+		/* the worker could not read one of our lines: nothing lost */
+		stats_spec_add(p->spec->index, SC_REFUSED, 1);
+		return;
+	}
+	int i = find(p, r.id);
+	if (m.type == MSG_PROGRESS) {
 		/* progress about an attempt no longer in flight is stale */
-		if (parse_seq(m.id, &seq) && (i = find(p, seq)) >= 0)
+		if (i >= 0)
 			p->ev->progress(p->owner, p, proc_at(p, i), &m);
 		return;
-	case MSG_ERROR:
-		if (strcmp(m.id, "-") == 0) {
-			/* the worker could not read one of our lines: nothing lost */
-			stats_spec_add(p->spec->index, SC_REFUSED, 1);
-			return;
-		}
-		/* fall through */
-	case MSG_SOLUTION:
-	case MSG_UNSAT:
-	case MSG_COUNT:
-	case MSG_GAVEUP:
-	case MSG_CANCELLED:
-		if (!parse_seq(m.id, &seq) || (i = find(p, seq)) < 0) {
-			protocol_failure(p, "'%s' for %s, which is not in flight", m.word, m.id);
-			return;
-		}
-		struct attempt *a = take(p, i, now);
-		a->proc = -1;
-		p->ev->answer(p->owner, p, a, &m);
-		return;
-	default:
-		return; /* pong, unknown types: ignored (PROTOCOL.md 9) */
 	}
+	if (i < 0) {
+		protocol_failure(p, "'%s' for %s, which is not in flight", m.word, m.id);
+		return;
+	}
+	struct attempt *a = take(p, i, now);
+	a->proc = -1;
+	p->ev->answer(p->owner, p, a, &r);
 }
 
 static void from_ended(struct proc *p);

@@ -25,22 +25,13 @@ struct proc;
 struct worker_spec;
 struct event_base;
 
-/* What hello said (hello_read). */
-struct hello {
-	int min_box, max_box;
-	bool complete;
-	int batch;
-	char version[32];
-	char device[8];
-	char detail[256];
-};
-
 struct proc_events {
 	/* Its hello: h, or NULL and why it is not one. The owner accepts it
 	 * (true: the process is ready) or not (it stops it). */
-	bool (*hello)(void *owner, struct proc *p, const struct hello *h, const char *why);
-	/* A final message about a (removed from the queue first). */
-	void (*answer)(void *owner, struct proc *p, struct attempt *a, const struct msg *m);
+	bool (*hello)(void *owner, struct proc *p, const struct msg_hello *h, const char *why);
+	/* A final message about a (removed from the queue first); one whose
+	 * fields are malformed comes as MSG_ERROR (it answered, wrongly). */
+	void (*answer)(void *owner, struct proc *p, struct attempt *a, const struct msg_reply *r);
 	void (*progress)(void *owner, struct proc *p, struct attempt *a, const struct msg *m);
 	/* a was in flight when the process ended (why) or was stopped. */
 	void (*lost)(void *owner, struct proc *p, struct attempt *a, enum outcome why);
@@ -111,8 +102,8 @@ static inline struct attempt *proc_head(const struct proc *p)
 {
 	return p->n ? p->queue[p->head] : NULL;
 }
-/* Sends a solve: the codec's line (msg_solve_*), with its seed or not. */
-void proc_send_solve(struct proc *p, struct attempt *a, const char *line, size_t len);
+/* Sends a solve: the codec's record, with its seed or without. */
+void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed);
 void proc_send_cancel(struct proc *p, struct attempt *a);
 /* Ends it: SIGTERM to its group, SIGKILL after the grace. why: what its
  * attempts become (lost() for each); strike: whether the end counts

@@ -56,7 +56,6 @@ void puzzle_init(struct puzzle *pz, uint64_t seq, const char *input_name, int ns
 	pz->claims.asked = 0;
 	pz->claims.awaiting = -1;
 	pz->claims.provers[0] = '\0';
-	pz->solve_line = NULL;
 	pz->text[0] = '\0';
 	pz->solution = NULL;
 	memset(pz->att, 0, (size_t)nspecs * sizeof pz->att[0]);
@@ -90,9 +89,7 @@ void puzzle_release(struct puzzle *pz)
 	if (pz->solution != pz->solution_small)
 		free(pz->solution);
 	pz->solution = NULL;
-	if (pz->solve_line != pz->solve_small)
-		free(pz->solve_line);
-	pz->solve_line = NULL;
+	msg_solve_record_clear(&pz->solve);
 	if (pz->timeout_ev) {
 		event_free(pz->timeout_ev);
 		pz->timeout_ev = NULL;

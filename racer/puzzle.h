@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "protocol/message.h"
 #include "protocol/puzzle_stream.h"
 #include "racer/outcome.h"
 #include "racer/workers.h"
@@ -70,9 +71,7 @@ struct puzzle {
 	struct puzzle *next_marked; /* the race's puzzles to look at again */
 	struct puzzle *next_again;  /* the queue's puzzles taken back */
 	struct claims claims;
-	char *solve_line;          /* "solve SEQ GRID fields seed=S\n" while racing */
-	char solve_small[192];     /* where it is kept for a 9x9 grid (no malloc) */
-	size_t solve_len, solve_noseed_len; /* the line, and its part before " seed=" */
+	struct msg_solve_record solve; /* its solve message while racing */
 	char text[GRID_ERR_MAX + 64]; /* V_CLASH, V_UNSUPPORTED: "line N: why" */
 	uint8_t *solution;         /* cells of the solution (V_SOLVED, V_MULTIPLE) */
 	uint8_t solution_small[256]; /* where they are kept up to 16x16 */

@@ -179,9 +179,7 @@ static void end_race(struct puzzle *pz, enum verdict v)
 	} else {
 		stats_add(RC_FIRST_ONLY, 1);
 	}
-	if (pz->solve_line != pz->solve_small)
-		free(pz->solve_line);
-	pz->solve_line = NULL;
+	msg_solve_record_clear(&pz->solve);
 	if (pz->winner >= 0 && (v == V_SOLVED || v == V_MULTIPLE || v == V_UNSAT || v == V_CLASH)) {
 		stats_won(pz->winner, pz->winner_ms, pz->escalated);
 		if (pz->escalated)
@@ -195,25 +193,18 @@ static void end_race(struct puzzle *pz, enum verdict v)
 
 /* --- dispatch --- */
 
-/* "solve SEQ GRID fields seed=S\n", from the codec into a buffer kept from
- * puzzle to puzzle, then copied at its length. */
-static void make_solve_line(struct puzzle *pz)
+/* Its solve message, made once (the codec's record: with or without the
+ * seed for each entry). */
+static void make_solve(struct puzzle *pz)
 {
-	static char *line;
-	if (!line)
-		line = xmalloc(PROTO_LINE_MAX);
 	char id[24], *d = id + sizeof id;
 	uint64_t seq = pz->seq;
 	*--d = '\0';
 	do
 		*--d = (char)('0' + seq % 10);
 	while ((seq /= 10));
-	int n = msg_write_solve(line, PROTO_LINE_MAX, d, &pz->item.grid, &solve_fields, &pz->solve_noseed_len);
-	if (n < 0)
-		die("a solve line over the protocol's limit");
-	pz->solve_line = (size_t)n < sizeof pz->solve_small ? pz->solve_small : xmalloc((size_t)n + 1);
-	memcpy(pz->solve_line, line, (size_t)n + 1);
-	pz->solve_len = (size_t)n;
+	if (msg_solve_record_make(&pz->solve, d, &pz->item.grid, &solve_fields) < 0)
+		die("out of memory");
 }
 
 static void send_to(struct puzzle *pz, struct proc *p)
@@ -222,17 +213,8 @@ static void send_to(struct puzzle *pz, struct proc *p)
 	struct attempt *a = puzzle_set_outcome(pz, s->index, OUT_SENT);
 	a->cancel_ns = 0;
 	a->ms = 0;
-	if (s->own_seed) {
-		/* the entry sets its seed itself: the line without the racer's */
-		static char *line;
-		if (!line)
-			line = xmalloc(PROTO_LINE_MAX + 1);
-		memcpy(line, pz->solve_line, pz->solve_noseed_len);
-		line[pz->solve_noseed_len] = '\n';
-		proc_send_solve(p, a, line, pz->solve_noseed_len + 1);
-	} else {
-		proc_send_solve(p, a, pz->solve_line, pz->solve_len);
-	}
+	/* an entry that sets its seed itself gets the line without the racer's */
+	proc_send_solve(p, a, &pz->solve, !s->own_seed);
 	stats_spec_add(s->index, SC_SENT, 1);
 	if (proc_queued(p) == 1)
 		stage_head(p);
@@ -427,8 +409,8 @@ static bool start_race(struct puzzle *pz)
 	if (!p && racing_all.n >= all_cap)
 		return false;
 	stage_race_started();
-	if (!pz->solve_line)
-		make_solve_line(pz);
+	if (!pz->solve.line)
+		make_solve(pz);
 	if (opt.json)
 		pz->dispatch_ns = now_ns();
 	if (!p) {
@@ -505,7 +487,7 @@ void race_tick(void)
 
 /* --- what the workers say --- */
 
-static void on_answer(void *owner, struct proc *p, struct attempt *a, const struct msg *m)
+static void on_answer(void *owner, struct proc *p, struct attempt *a, const struct msg_reply *r)
 {
 	(void)owner;
 	struct puzzle *pz = a->pz;
@@ -515,11 +497,11 @@ static void on_answer(void *owner, struct proc *p, struct attempt *a, const stru
 		/* --stats: every request sent is counted once; after the end,
 		 * race_stop counted it as open */
 		if (!stopped)
-			verdict_gone(spec, m->type);
+			verdict_gone(spec, r->type);
 		if (!pz)
 			attempt_free(a);
 	} else {
-		struct step st = verdict_answer(pz, a, m);
+		struct step st = verdict_answer(pz, a, r);
 		switch (st.kind) {
 		case STEP_TAKEN_BACK:
 			requeue(pz);

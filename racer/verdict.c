@@ -71,31 +71,15 @@ void verdict_gone(int spec, enum msg_type t)
 	stats_spec_add(spec, counter_of(rule_of(t, true)), 1);
 }
 
-/* A worker's ms= field: digits, a point, digits (no locale, no exponent). */
-static double parse_ms(const char *s)
-{
-	if (!s)
-		return 0;
-	double v = 0;
-	for (; *s >= '0' && *s <= '9'; s++)
-		v = v * 10 + (*s - '0');
-	if (*s == '.') {
-		double scale = 1;
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			v += (*s - '0') * (scale /= 10);
-	}
-	return v;
-}
-
 /* --- verification --- */
 
 /* Reads and verifies an answer's grid; a wrong one costs the worker this
  * race (warned about once per entry). */
-static bool verified(const struct puzzle *pz, struct worker_spec *s, const char *text, struct grid *sol)
+static bool verified(const struct puzzle *pz, struct worker_spec *s, const char *text, size_t len,
+		     struct grid *sol)
 {
 	char why[GRID_ERR_MAX];
 	struct notation nt;
-	size_t len = text ? strlen(text) : 0;
 	bool read = text && (msg_parse_grid(text, len, pz->item.grid.box, sol) == 0 ||
 			     /* not the protocol's form of this size: the general
 			      * reader, which says why */
@@ -290,23 +274,8 @@ static struct step claim(struct puzzle *pz, int who, enum verdict v, const struc
 	return verdict_settle_claims(pz);
 }
 
-/* A strict whole number of solutions (count K). */
-static bool count_of(const char *s, long long *k)
-{
-	long long v = 0;
-	if (!s || !*s)
-		return false;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9' || v > (1LL << 60))
-			return false;
-		v = v * 10 + (*s - '0');
-	}
-	*k = v;
-	return true;
-}
-
 /* A message about a race still on. */
-static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg *m, enum outcome o)
+static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg_reply *m, enum outcome o)
 {
 	struct worker_spec *s = &specs[a->spec];
 	static struct grid sol;
@@ -317,7 +286,7 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 			o = OUT_ERROR;
 			break;
 		}
-		if (!verified(pz, s, m->argv[0], &sol)) {
+		if (!verified(pz, s, m->grid, m->grid_len, &sol)) {
 			a->outcome = OUT_WRONG;
 			return noted();
 		}
@@ -329,18 +298,18 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 		puzzle_keep_solution(pz, sol.cell);
 		return decided(V_SOLVED);
 	case MSG_COUNT: {
-		long long k;
-		if (!count_limit || !s->complete || m->argc < 1 || !count_of(m->argv[0], &k)) {
+		long k = m->count;
+		if (!count_limit || !s->complete) {
 			o = OUT_ERROR;
 			break;
 		}
 		if (k == 0)
 			return claim(pz, s->index, V_UNSAT, NULL, 0);
-		if (!verified(pz, s, m->argc >= 2 ? m->argv[1] : NULL, &sol)) {
+		if (!verified(pz, s, m->grid, m->grid_len, &sol)) {
 			a->outcome = OUT_WRONG;
 			return noted();
 		}
-		return claim(pz, s->index, k == 1 ? V_SOLVED : V_MULTIPLE, &sol, k < count_limit ? (long)k : count_limit);
+		return claim(pz, s->index, k == 1 ? V_SOLVED : V_MULTIPLE, &sol, k < count_limit ? k : count_limit);
 	}
 	case MSG_UNSAT:
 		if (!s->complete) {
@@ -350,7 +319,7 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 		}
 		return claim(pz, s->index, V_UNSAT, NULL, 0);
 	case MSG_GAVEUP:
-		if (m->argc >= 1 && strcmp(m->argv[0], "timeout") == 0)
+		if (m->reason && strcmp(m->reason, "timeout") == 0)
 			pz->timeout_reason = true;
 		break;
 	default:
@@ -362,12 +331,12 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 }
 
 /* A message about a race decided already (its answer not yet written). */
-static struct step late(struct puzzle *pz, struct attempt *a, const struct msg *m, enum outcome o)
+static struct step late(struct puzzle *pz, struct attempt *a, const struct msg_reply *m, enum outcome o)
 {
 	struct worker_spec *s = &specs[a->spec];
 	static struct grid sol;
 	bool solved = pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE;
-	if (m->type == MSG_SOLUTION && !verified(pz, s, m->argv[0], &sol)) {
+	if (m->type == MSG_SOLUTION && !verified(pz, s, m->grid, m->grid_len, &sol)) {
 		a->outcome = OUT_WRONG;
 		return noted();
 	}
@@ -385,13 +354,13 @@ static struct step late(struct puzzle *pz, struct attempt *a, const struct msg *
 	return noted();
 }
 
-struct step verdict_answer(struct puzzle *pz, struct attempt *a, const struct msg *m)
+struct step verdict_answer(struct puzzle *pz, struct attempt *a, const struct msg_reply *m)
 {
 	if (m->type == MSG_CANCELLED && pz->state == PZ_FIRST && pz->requeue && a->spec == pz->first_spec) {
 		stats_spec_add(a->spec, SC_CANCELLED, 1);
 		return (struct step){.kind = STEP_TAKEN_BACK, .confirmer = -1};
 	}
-	a->ms = (float)parse_ms(msg_field(m, "ms"));
+	a->ms = (float)m->ms;
 	bool done = !puzzle_racing(pz);
 	enum outcome o = rule_of(m->type, done);
 	return done ? late(pz, a, m, o) : racing(pz, a, m, o);

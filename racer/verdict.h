@@ -43,9 +43,9 @@ struct step {
  * none). */
 void verdict_init(void (*leave_out)(int spec, const char *why), long count);
 
-/* A final message m about attempt a of puzzle pz (racing, or decided and
+/* A final message r about attempt a of puzzle pz (racing, or decided and
  * not yet written). */
-struct step verdict_answer(struct puzzle *pz, struct attempt *a, const struct msg *m);
+struct step verdict_answer(struct puzzle *pz, struct attempt *a, const struct msg_reply *r);
 
 /* Nobody is left racing pz and it holds claims: the next program to ask,
  * or (none left) the first claim stands, unconfirmed. */

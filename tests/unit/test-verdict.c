@@ -68,16 +68,17 @@ static struct puzzle *fresh(struct puzzle *pz, uint64_t seq)
 static struct step say(struct puzzle *pz, int spec, const char *line)
 {
 	static struct msg m;
+	static struct msg_reply r;
 	static char buf[512];
 	char err[128];
 	snprintf(buf, sizeof buf, "%s", line);
-	if (msg_parse(buf, strlen(buf), &m, err, sizeof err) < 0) {
+	if (msg_parse(buf, strlen(buf), &m, err, sizeof err) < 0 || msg_read_reply(&m, &r, err, sizeof err) != MSG_READ_OK) {
 		printf("# bad test line: %s\n", err);
 		exit(1);
 	}
 	struct attempt *a = pz->att[spec] ? pz->att[spec] : puzzle_set_outcome(pz, spec, OUT_SENT);
 	a->outcome = OUT_SENT;
-	return verdict_answer(pz, a, &m);
+	return verdict_answer(pz, a, &r);
 }
 
 int main(void)
