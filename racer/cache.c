@@ -65,6 +65,8 @@
 #include <event2/event.h>
 
 #include "racer.h"
+#include "racer/cache.h"
+#include "racer/stats.h"
 
 #define FORMAT 2
 #define HEADER_V1 40
@@ -79,8 +81,6 @@
 /* Queued writes that make a batch; a timer commits smaller ones. */
 #define BATCH 1024
 #define BATCH_MS 250
-
-struct cache_counts cache_counts;
 
 static MDB_env *env;
 static MDB_dbi dbi, uses_dbi;
@@ -185,7 +185,7 @@ static int trapped(void (*fn)(void *), void *arg)
 
 /* --- values --- */
 
-static void make_key(const struct grid *g, uint8_t key[16])
+void cache_key(const struct grid *g, uint8_t key[CACHE_KEY_LEN])
 {
 	struct grid_hash h = grid_hash(g);
 	for (int i = 0; i < 8; i++) {
@@ -926,7 +926,7 @@ enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, ch
 	if (!reading)
 		return CACHE_MISS;
 	struct lookup l = {.puzzle = puzzle, .e = e, .why = why, .whysz = whysz, .touch = false};
-	make_key(puzzle, l.key);
+	cache_key(puzzle, l.key);
 	int sig = trapped(lookup, &l);
 	if (sig) {
 		fault_why(sig, why, whysz);
@@ -940,13 +940,13 @@ enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, ch
 	if (own)
 		cache_read_end();
 	if (l.res == CACHE_HIT) {
-		cache_counts.hits++;
+		stats_cache_add(CC_HITS, 1);
 		if (l.touch)
 			queue(OP_TOUCH, l.key, NULL, 0);
 	} else if (l.res == CACHE_BAD) {
-		cache_counts.bad++;
+		stats_cache_add(CC_BAD, 1);
 	} else {
-		cache_counts.misses++;
+		stats_cache_add(CC_MISSES, 1);
 	}
 	return l.res;
 }
@@ -1083,7 +1083,7 @@ void cache_put(const struct grid *puzzle, const struct cache_entry *e)
 	uint8_t *buf = xmalloc(len);
 	cache_encode(puzzle, e, buf, len);
 	uint8_t key[16];
-	make_key(puzzle, key);
+	cache_key(puzzle, key);
 	queue(OP_PUT, key, buf, len);
 }
 
@@ -1092,7 +1092,7 @@ void cache_delete(const struct grid *puzzle)
 	if (!enabled)
 		return;
 	uint8_t key[16];
-	make_key(puzzle, key);
+	cache_key(puzzle, key);
 	queue(OP_DELETE, key, NULL, 0);
 }
 
@@ -1533,8 +1533,8 @@ static void writer_done(void)
 		child_failed(res, open_rc, "cannot write");
 		return;
 	}
-	cache_counts.written += writer.r.written;
-	cache_counts.evicted += writer.r.evicted;
+	stats_cache_add(CC_WRITTEN, writer.r.written);
+	stats_cache_add(CC_EVICTED, writer.r.evicted);
 	if (writer.r.rc != 0)
 		cache_fail(writer.r.rc == MDB_MAP_FULL ? "full (is --cache-size too small for one entry?)"
 						       : "cannot write",
@@ -1593,8 +1593,8 @@ void cache_flush(void)
 		child_failed(res, open_rc, "cannot write");
 		return;
 	}
-	cache_counts.written += r.written;
-	cache_counts.evicted += r.evicted;
+	stats_cache_add(CC_WRITTEN, r.written);
+	stats_cache_add(CC_EVICTED, r.evicted);
 	if (r.rc != 0) {
 		cache_fail(r.rc == MDB_MAP_FULL ? "full (is --cache-size too small for one entry?)" : "cannot write",
 			   r.rc);

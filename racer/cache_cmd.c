@@ -24,6 +24,8 @@
 #include <unistd.h>
 
 #include "racer.h"
+#include "racer/cache.h"
+#include "racer/stats.h"
 
 #define EXPORT_VERSION 2
 #define EXPORT_HEADER "# sudoku-race cache v"
@@ -550,7 +552,7 @@ static int cmd_import(const char *dir, int nargs, char **args)
 	free(claims.v);
 	cache_flush();
 	bool ok = cache_enabled();
-	long written = cache_counts.written;
+	long written = stats_cache_get(CC_WRITTEN);
 	cache_close();
 	if (!ok)
 		return 2;

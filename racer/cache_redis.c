@@ -39,7 +39,10 @@
 #include <hiredis/hiredis.h>
 #endif
 
-#include "store.h"
+#include "racer.h"
+#include "racer/cache_redis.h"
+#include "racer/stats.h"
+#include "racer/store.h"
 
 #define DEFAULT_PORT 6379
 #define PREFIX "sudoku-race:"
@@ -129,22 +132,18 @@ bool redis_enabled(void)
 {
 	return false;
 }
-enum cache_result redis_lookup(const struct puzzle *pz)
+void redis_lookup(uint64_t seq, const struct grid *puzzle)
 {
-	(void)pz;
-	return CACHE_MISS;
+	(void)puzzle;
+	store_reply_later(seq, CACHE_MISS, NULL, NULL);
 }
 void redis_put(const struct grid *puzzle, const struct cache_entry *e)
 {
 	(void)puzzle, (void)e;
 }
-void redis_drop(const struct grid *puzzle)
+void redis_race_ended(const struct grid *puzzle)
 {
 	(void)puzzle;
-}
-void redis_race_ended(const struct puzzle *pz)
-{
-	(void)pz;
 }
 void redis_finish(void)
 {
@@ -210,6 +209,7 @@ static char fail_why[256];
 /* A look-up in flight; privdata of its commands. */
 struct lookup {
 	uint64_t seq;
+	struct grid puzzle;          /* what a value found must be the entry of */
 	char hex[GRID_HASH_HEX];
 	bool claiming;               /* the claim script, not the first GET */
 	bool waited;                 /* counted in rs.waited */
@@ -228,6 +228,10 @@ static struct waiter *waiters;
 
 /* privdata of writes, to count them */
 static char write_tag;
+/* In a call of the race's (redis_lookup, redis_put, redis_race_ended): a
+ * failure found there answers the look-ups in flight from the loop's next
+ * turn, never inside the call. */
+static int inside;
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -262,15 +266,21 @@ static void unlink_waiter(struct waiter *w)
 	event_free(w->ev);
 }
 
-/* The look-up's end: told to race.c, and freed. */
+/* The look-up's end: answered (store.h), and freed. A miss after a bad
+ * entry was dropped on the way is CACHE_BAD. */
 static void answer(struct lookup *lk, enum cache_result r, const struct cache_entry *e)
 {
 	/* as cache.c counts: a bad entry is not a miss too */
 	if (r == CACHE_HIT)
-		cache_counts.hits++;
+		stats_cache_add(CC_HITS, 1);
 	else if (!lk->bad[0])
-		cache_counts.misses++;
-	race_cache_reply(lk->seq, r, e, lk->bad[0] ? lk->bad : NULL);
+		stats_cache_add(CC_MISSES, 1);
+	else
+		r = CACHE_BAD;
+	if (inside)
+		store_reply_later(lk->seq, r, e, r == CACHE_BAD ? lk->bad : NULL);
+	else
+		store_reply(lk->seq, r, e, r == CACHE_BAD ? lk->bad : NULL);
 	free(lk);
 }
 
@@ -376,7 +386,7 @@ static void wait_for_claim(struct lookup *lk)
 	evtimer_add(w->ev, &tv);
 }
 
-static void on_lookup_reply(struct lookup *lk, const struct puzzle *pz, const redisReply *reply)
+static void on_lookup_reply(struct lookup *lk, const redisReply *reply)
 {
 	static struct cache_entry e;
 	char why[GRID_ERR_MAX + 64];
@@ -400,12 +410,12 @@ static void on_lookup_reply(struct lookup *lk, const struct puzzle *pz, const re
 		answer(lk, CACHE_MISS, NULL);
 		return;
 	}
-	switch (cache_check(&pz->item.grid, reply->str, reply->len, &e, why, sizeof why)) {
+	switch (cache_check(&lk->puzzle, reply->str, reply->len, &e, why, sizeof why)) {
 	case CACHE_HIT:
 		answer(lk, CACHE_HIT, &e);
 		return;
 	case CACHE_BAD:
-		cache_counts.bad++;
+		stats_cache_add(CC_BAD, 1);
 		snprintf(lk->bad, sizeof lk->bad, "%s", why);
 		drop_hex(lk->hex);
 		break;
@@ -430,21 +440,16 @@ static void on_reply(redisAsyncContext *c, void *r, void *privdata)
 		fail("the server said: %s", reply->str);
 	if (privdata == &write_tag) {
 		if (reply && reply->type == REDIS_REPLY_STATUS)
-			cache_counts.written++;
+			stats_cache_add(CC_WRITTEN, 1);
 		return;
 	}
 	struct lookup *lk = privdata;
 	if (!lk)
 		return;
-	const struct puzzle *pz = race_find(lk->seq);
-	if (!pz || pz->state != PZ_LOOKUP) { /* the run is ending */
-		free(lk);
-		return;
-	}
 	if (!reply || !up || reply->type == REDIS_REPLY_ERROR)
 		answer(lk, CACHE_MISS, NULL);
 	else
-		on_lookup_reply(lk, pz, reply);
+		on_lookup_reply(lk, reply);
 }
 
 static void on_connect(const redisAsyncContext *c, int status)
@@ -538,20 +543,22 @@ bool redis_enabled(void)
 	return up;
 }
 
-enum cache_result redis_lookup(const struct puzzle *pz)
+void redis_lookup(uint64_t seq, const struct grid *puzzle)
 {
+	inside++;
 	struct lookup *lk = xcalloc(1, sizeof *lk);
-	lk->seq = pz->seq;
-	key_of(&pz->item.grid, lk->hex);
+	lk->seq = seq;
+	lk->puzzle = *puzzle;
+	key_of(puzzle, lk->hex);
 	char vkey[64];
 	snprintf(vkey, sizeof vkey, PREFIX "%s", lk->hex);
 	const char *argv[] = {"GET", vkey};
 	if (!send_argv(lk, 2, argv, NULL)) {
 		free(lk);
-		cache_counts.misses++;
-		return CACHE_MISS;
+		stats_cache_add(CC_MISSES, 1);
+		store_reply_later(seq, CACHE_MISS, NULL, NULL);
 	}
-	return CACHE_PENDING;
+	inside--;
 }
 
 void redis_put(const struct grid *puzzle, const struct cache_entry *e)
@@ -567,25 +574,22 @@ void redis_put(const struct grid *puzzle, const struct cache_entry *e)
 	snprintf(key, sizeof key, PREFIX "%s", hex);
 	const char *argv[] = {"SET", key, (const char *)buf};
 	const size_t lens[] = {3, strlen(key), len};
+	inside++;
 	send_argv(&write_tag, 3, argv, lens);
+	inside--;
 }
 
-void redis_drop(const struct grid *puzzle)
-{
-	char hex[GRID_HASH_HEX];
-	key_of(puzzle, hex);
-	drop_hex(hex);
-}
-
-void redis_race_ended(const struct puzzle *pz)
+void redis_race_ended(const struct grid *puzzle)
 {
 	if (!up)
 		return;
 	char hex[GRID_HASH_HEX], ckey[64];
-	key_of(&pz->item.grid, hex);
+	key_of(puzzle, hex);
 	snprintf(ckey, sizeof ckey, PREFIX "claim:%s", hex);
 	const char *argv[] = {"EVAL", release_script, "1", ckey, owner};
+	inside++;
 	send_argv(NULL, 5, argv, NULL);
+	inside--;
 }
 
 void redis_finish(void)

@@ -293,7 +293,7 @@ int main(int argc, char **argv)
 
 	start_ns = now_ns();
 	workers_setup();
-	store_open();
+	store_open(race_cache_reply, NULL);
 	schedule_init();
 	pool_init(opt.jobs ? opt.jobs : default_jobs(), false);
 	race_init();

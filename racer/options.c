@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "racer.h"
+#include "racer/cache.h"
+#include "racer/cache_redis.h"
 #include "store.h"
 
 struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10, .progress_ms = 3000};

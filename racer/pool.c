@@ -14,6 +14,7 @@
 #include <event2/event.h>
 
 #include "racer.h"
+#include "racer/spawn.h"
 
 /* Deaths in a row (without a well-formed answer between) before an entry is
  * left out; the first restarts wait 25, 100, 400 ms. */
@@ -276,12 +277,16 @@ void pool_reap(void)
 {
 	int st;
 	pid_t pid;
-	while ((pid = waitpid(-1, &st, WNOHANG)) > 0)
-		for (int i = 0; i < nprocs; i++)
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		int i;
+		for (i = 0; i < nprocs; i++)
 			if (procs[i].pid == pid && !procs[i].reaped) {
 				proc_reaped(&procs[i], st);
 				break;
 			}
+		if (i == nprocs)
+			children_hand_over(pid, st); /* GLUE: the cache's helpers (spawn.h) */
+	}
 }
 
 void pool_shutdown(void (*done)(void))

@@ -22,6 +22,7 @@
 #include <event2/event.h>
 
 #include "racer.h"
+#include "racer/stats.h"
 #include "store.h"
 
 /* Puzzles queued on one presolver process: enough that it always has the
@@ -275,8 +276,19 @@ static void release(struct puzzle *pz)
 	free_slot[nfree++] = (uint32_t)(pz - ring);
 }
 
+/* GLUE (store.h): the pass after the cache's answers (race_cache_reply),
+ * and the look-ups in flight, which the read-ahead counts as waiting */
+static struct event *reply_tick;
+static bool reply_tick_due;
+static uint64_t lookups;
+
 void race_free(void)
 {
+	if (reply_tick)
+		event_free(reply_tick);
+	reply_tick = NULL;
+	reply_tick_due = false;
+	lookups = 0;
 	if (!ring)
 		return;
 	/* only the slots in use: the others were released, and touching them
@@ -310,7 +322,7 @@ void race_stop(void)
 
 int race_free_slots(void)
 {
-	uint64_t in_ring = next_seq - out_seq, waiting = next_seq - dispatch_seq;
+	uint64_t in_ring = next_seq - out_seq, waiting = next_seq - dispatch_seq + lookups;
 	uint64_t free = ring_cap - in_ring, ahead = waiting < read_ahead ? read_ahead - waiting : 0;
 	return (int)(free < ahead ? free : ahead);
 }
@@ -468,7 +480,7 @@ static void end_race(struct puzzle *pz, enum verdict v)
 			store_put(&pz->item.grid, &e);
 		}
 	}
-	store_race_ended(pz); /* after store_put: a claim on it goes */
+	store_race_ended(pz->seq, &pz->item.grid); /* after store_put: a claim on it goes */
 	advance_output();
 	if (freed_place)
 		escalate_waiting();
@@ -817,8 +829,6 @@ static bool take_cached(struct puzzle *pz, enum cache_result r, const struct cac
 		char pre[PATH_MAX_PREFIX];
 		warn("cache: a bad entry for %sline %ld (%s): dropped, the puzzle is raced",
 		     where_prefix(pz, pre, sizeof pre), pz->item.line, bad);
-		if (r == CACHE_BAD)
-			store_drop(&pz->item.grid);
 	}
 	if (r != CACHE_HIT)
 		return false;
@@ -832,8 +842,8 @@ static bool take_cached(struct puzzle *pz, enum cache_result r, const struct cac
 	if ((e->verdict == V_UNSAT && !proved) ||
 	    (opt.count && e->verdict == V_SOLVED &&
 	     (uniq == UNIQ_UNKNOWN || (uniq == UNIQ_MULTIPLE && opt.count > 2)))) {
-		cache_counts.hits--;
-		cache_counts.misses++;
+		stats_cache_add(CC_HITS, -1);
+		stats_cache_add(CC_MISSES, 1);
 		return false;
 	}
 	pz->cache_hit = true;
@@ -897,30 +907,43 @@ void race_add(enum stream_event ev, const char *input_name)
 	/* the cache, else the race (a clash of givens is found when a race or
 	 * the cache says there is no solution: givens_clash) */
 	if (store_enabled()) {
-		static struct cache_entry e;
-		char why[GRID_ERR_MAX + 64];
-		enum cache_result r = store_lookup(pz, &e, why, sizeof why);
-		if (r == CACHE_PENDING) {
-			pz->state = PZ_LOOKUP; /* race_cache_reply() goes on */
-			return;
-		}
-		take_cached(pz, r, &e, r == CACHE_BAD ? why : NULL);
+		pz->state = PZ_LOOKUP; /* race_cache_reply() goes on */
+		lookups++;
+		store_lookup(pz->seq, &pz->item.grid);
 	}
 }
 
-/* A look-up answered later (a Redis cache): the puzzle is done, or raced
- * (after the puzzles taken back, which go first anyway). */
-void race_cache_reply(uint64_t seq, enum cache_result r, const struct cache_entry *e,
+/* GLUE (the cache's interface, store.h): the answers of a turn of the loop
+ * are followed by one dispatch and one output pass, not one each. */
+static void on_reply_tick(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	reply_tick_due = false;
+	if (stopped)
+		return;
+	dispatch();
+	advance_output();
+}
+
+/* The store's answer to a look-up (store_reply_fn): the puzzle is done, or
+ * raced (after the puzzles taken back, which go first anyway). */
+void race_cache_reply(void *owner, uint64_t seq, enum cache_result r, const struct cache_entry *e,
 		      const char *bad)
 {
+	(void)owner;
 	struct puzzle *pz = race_find(seq);
 	if (!pz || pz->state != PZ_LOOKUP || stopped)
 		return;
 	pz->state = PZ_WAITING;
+	lookups--;
 	if (!take_cached(pz, r, e, bad))
 		list_add(&requeued, pz);
-	dispatch();
-	advance_output();
+	if (!reply_tick_due) {
+		if (!reply_tick && !(reply_tick = event_new(base, -1, 0, on_reply_tick, NULL)))
+			die("out of memory");
+		reply_tick_due = true;
+		event_active(reply_tick, EV_TIMEOUT, 0);
+	}
 }
 
 void race_batch_begin(void)

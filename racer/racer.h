@@ -10,7 +10,7 @@
  *   race.c      puzzles: cache look-up, dispatch, escalation, verdicts
  *   input.c     puzzles from files or standard input, through puzzle_stream
  *   output.c    answers in input order, in the input's notation (json.c)
- *   cache.c     the LMDB result cache (cache_cmd.c: `sudoku-race cache ...`)
+ *   cache.c     the LMDB result cache (cache.h; cache_cmd.c: `sudoku-race cache ...`)
  *   store.c     the cache's one interface: LMDB, or Redis (cache_redis.c)
  *   progress.c  --progress: live display or plain lines
  *   stats.c     --stats */
@@ -27,6 +27,8 @@
 #include "protocol/grid.h"
 #include "protocol/message.h"
 #include "protocol/puzzle_stream.h"
+#include "racer/cache_value.h"
+#include "racer/outcome.h"
 
 struct event_base;
 
@@ -184,23 +186,7 @@ char *workers_find_program(const char *name);
 void workers_free(void);
 
 /* What one entry of the portfolio did in one race. */
-enum outcome {
-	OUT_NONE,      /* not sent (yet) */
-	OUT_SENT,      /* in flight */
-	OUT_WON,
-	OUT_LATE,      /* a correct answer after the race was decided */
-	OUT_CANCELLED,
-	OUT_WRONG,     /* a solution that does not verify */
-	OUT_UNSAT,
-	OUT_COUNTED,   /* --count: gave the deciding count */
-	OUT_GAVEUP,
-	OUT_ERROR,     /* error ID ..., or a message that does not answer the request */
-	OUT_MALFORMED, /* a malformed or over-long line */
-	OUT_DIED,
-	OUT_KILLED,    /* no acknowledgement within the grace, or shut down */
-	OUT_SKIPPED,   /* does not take the puzzle (size, kind, --count) */
-	OUT_OUT,       /* the entry is out of the portfolio (disabled, unavailable) */
-};
+/* enum outcome: racer/outcome.h */
 
 /* --- proc.c: one worker process (the mechanism) --- */
 
@@ -370,21 +356,7 @@ void schedule_init(void);
 
 /* --- race.c: puzzles and their races --- */
 
-enum verdict {
-	V_PENDING,
-	V_SOLVED,      /* solution set */
-	V_UNSAT,       /* a complete worker proved it (or the cache said so) */
-	V_MULTIPLE,    /* --count: at least two solutions (solution set: one of them) */
-	V_UNSOLVED,    /* every worker gave up or failed */
-	V_TIMEOUT,     /* --timeout */
-	V_INVALID,     /* the input was not a puzzle: item.error */
-	V_CLASH,       /* givens clash: text */
-	V_UNSUPPORTED, /* no worker takes its size */
-};
-
-enum uniqueness { UNIQ_UNKNOWN = 0, UNIQ_UNIQUE = 1, UNIQ_MULTIPLE = 2 };
-
-const char *outcome_name(enum outcome o);
+/* enum verdict, enum uniqueness: racer/outcome.h */
 
 struct puzzle {
 	uint64_t seq;
@@ -459,6 +431,10 @@ void race_pool_changed(void);
 /* Stops dispatching (shutdown). */
 void race_stop(void);
 struct puzzle *race_find(uint64_t seq);
+/* The cache's answer to a look-up (store.h's store_reply_fn, given to
+ * store_open). */
+void race_cache_reply(void *owner, uint64_t seq, enum cache_result r, const struct cache_entry *e,
+		      const char *bad);
 
 /* --- input.c --- */
 
@@ -487,86 +463,7 @@ void output_free(void);
 struct evbuffer;
 void json_puzzle(struct evbuffer *out, const struct puzzle *pz, const struct grid *solution);
 
-/* --- cache.c --- */
-
-/* Worker names that proved an unsat or count verdict, comma-separated:
- * at most CACHE_PROVERS_MAX - 1 characters. */
-#define CACHE_PROVERS_MAX 48
-/* --cache-size: the default, and the least it may be */
-#define CACHE_SIZE_DEFAULT ((size_t)1 << 30)
-#define CACHE_SIZE_MIN ((size_t)256 << 10)
-
-struct cache_entry {
-	enum verdict verdict;  /* V_SOLVED (with uniqueness) or V_UNSAT */
-	enum uniqueness uniq;
-	double ms;
-	char winner[17];
-	char version[17];
-	/* who proved the unsat verdict or the uniqueness (e.g. "cp,sat");
-	 * "" when not recorded (entries of format 1 never record it) */
-	char provers[CACHE_PROVERS_MAX];
-	struct grid solution;  /* V_SOLVED */
-};
-
-/* CACHE_PENDING: the answer comes later (store.h) */
-enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD, CACHE_PENDING };
-
-/* Resolves the cache directory (--cache, or XDG). Returns NULL when there
- * is no home to put it in. */
-const char *cache_default_dir(void);
-/* --cache-size: bytes, or with K, M, G, T (powers of 1024; KiB, KB also). */
-int cache_parse_size(const char *s, size_t *bytes);
-/* Opens (creating the directory, mode 0700), at most opt.cache_size bytes.
- * On failure -1 and err says why; a damaged store has been set aside
- * (renamed) then, and err says where. */
-int cache_open(const char *dir, bool readonly, char *err, size_t errsz);
-bool cache_enabled(void);
-/* The open store's size limit: --cache-size, else the one it keeps. */
-size_t cache_limit(void);
-void cache_close(void);
-/* Look-ups between begin and end share one read transaction. A hit counts
- * as a use (least recently used entries are evicted first). */
-void cache_read_begin(void);
-void cache_read_end(void);
-enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, char *why,
-			    size_t whysz);
-/* Queued; written in batches (cache_flush, or a timer). An entry already
- * stored stays when it knows as much (a verified solution over unsat,
- * known uniqueness, recorded provers). */
-void cache_put(const struct grid *puzzle, const struct cache_entry *e);
-void cache_delete(const struct grid *puzzle);
-void cache_flush(void);
-/* The store failed while running: one warning, then no cache. */
-void cache_fail(const char *what, int rc);
-
-struct cache_counts {
-	long hits, misses, bad, written, evicted;
-};
-extern struct cache_counts cache_counts;
-
-/* For cache_cmd.c. status: 1, an entry (puzzle and e); 0, an entry of a
- * newer racer's format; -1, an unreadable one (both NULL). */
-typedef void (*cache_visit)(const struct grid *puzzle, const struct cache_entry *e, int status,
-			    void *arg);
-/* Every entry of the open store. -1 and err when it cannot be read (a
- * damaged store is set aside, and err says so). */
-int cache_each(cache_visit fn, void *arg, char *err, size_t errsz);
-/* Empties the store in dir. 0: emptied (entries: how many); 1: it was
- * damaged and has been removed (msg says so); -1: msg says why not. */
-int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz);
-/* sudoku-race cache stats|clear|export|import: argv[0] is "cache". */
-int cache_command(int argc, char **argv);
-/* Encodes and decodes values (shared with cache_cmd.c). */
-size_t cache_value_max(void);
-/* A value read for puzzle (from either store): a hit (decoded into e and
- * verified), a miss (a newer racer's format), or bad (why says). */
-enum cache_result cache_check(const struct grid *puzzle, const void *data, size_t len,
-			      struct cache_entry *e, char *why, size_t whysz);
-size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint8_t *buf,
-		    size_t bufsz);
-/* 1: ok (puzzle, e filled); 0: a format from a newer racer; -1: bad. */
-int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache_entry *e,
-		 char *why, size_t whysz);
+/* the cache: store.h (the race's interface), cache.h (the LMDB store) */
 
 /* --- progress.c --- */
 

@@ -183,6 +183,18 @@ void children_reap(void)
 	}
 }
 
+bool children_hand_over(pid_t pid, int wstatus)
+{
+	int i = find(pid);
+	if (i < 0)
+		return false;
+	struct child c = children[i];
+	drop(i);
+	if (c.fn)
+		c.fn(c.owner, wstatus);
+	return true;
+}
+
 static void on_sigchld(evutil_socket_t sig, short what, void *arg)
 {
 	(void)sig, (void)what, (void)arg;

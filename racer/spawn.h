@@ -42,6 +42,10 @@ pid_t spawn_helper(int (*main)(void *), void *arg, int keep_fd, child_exit_fn fn
 
 /* SIGCHLD, in base's loop, reaps the children. */
 void children_init(struct event_base *base);
+/* GLUE: a status reaped by a waitpid outside the registry (the pool's,
+ * until the workers start through spawn_program) goes to its owner as
+ * children_reap would hand it. False when pid is not registered. */
+bool children_hand_over(pid_t pid, int wstatus);
 /* Reaps what has ended now, each status to its owner. */
 void children_reap(void);
 /* The owner of pid goes: its status is not wanted. */

@@ -1,21 +1,96 @@
 /* The cache's one interface (store.h): each call goes to the Redis cache
  * when --cache (or SUDOKU_RACE_CACHE) named a redis:// URL and it is up,
- * else to the LMDB store. */
+ * else to the LMDB store. The answers to look-ups go to the function
+ * store_open was given, always from the event loop. */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include <event2/event.h>
+
+#include "racer.h"
+#include "racer/cache.h"
+#include "racer/cache_redis.h"
+#include "racer/store.h"
 
 static bool use_redis;
+static store_reply_fn reply_fn;
+static void *reply_owner;
+
+/* Answers that wait for the loop's next turn. */
+struct later {
+	uint64_t seq;
+	enum cache_result r;
+	struct cache_entry *e;
+	char *bad;
+};
+static struct later *later;
+static size_t nlater, caplater;
+static struct event *later_ev;
 
 bool store_is_url(const char *where)
 {
 	return where && strncmp(where, "redis://", 8) == 0;
 }
 
-void store_open(void)
+void store_reply(uint64_t seq, enum cache_result r, const struct cache_entry *e, const char *bad)
 {
+	if (reply_fn)
+		reply_fn(reply_owner, seq, r, e, bad);
+}
+
+static void answer_later_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	/* answers may come while these go out: taken as a whole first */
+	struct later *v = later;
+	size_t n = nlater;
+	later = NULL;
+	nlater = caplater = 0;
+	for (size_t i = 0; i < n; i++) {
+		store_reply(v[i].seq, v[i].r, v[i].e, v[i].bad);
+		free(v[i].e);
+		free(v[i].bad);
+	}
+	free(v);
+}
+
+void store_reply_later(uint64_t seq, enum cache_result r, const struct cache_entry *e, const char *bad)
+{
+	if (nlater == caplater) {
+		caplater = caplater ? 2 * caplater : 64;
+		later = realloc(later, caplater * sizeof *later);
+		if (!later)
+			die("out of memory");
+	}
+	struct later *l = &later[nlater++];
+	l->seq = seq;
+	l->r = r;
+	l->e = NULL;
+	l->bad = NULL;
+	if (e) {
+		l->e = xmalloc(sizeof *l->e);
+		*l->e = *e;
+	}
+	if (bad) {
+		l->bad = strdup(bad);
+		if (!l->bad)
+			die("out of memory");
+	}
+	if (!later_ev) {
+		later_ev = event_new(base, -1, 0, answer_later_cb, NULL);
+		if (!later_ev)
+			die("out of memory");
+	}
+	if (nlater == 1)
+		event_active(later_ev, EV_TIMEOUT, 0);
+}
+
+void store_open(store_reply_fn fn, void *owner)
+{
+	reply_fn = fn;
+	reply_owner = owner;
 	if (opt.no_cache)
 		return;
 	char err[512];
@@ -51,20 +126,18 @@ void store_batch_end(void)
 		cache_read_end();
 }
 
-enum cache_result store_lookup(const struct puzzle *pz, struct cache_entry *e, char *why,
-			       size_t whysz)
+void store_lookup(uint64_t seq, const struct grid *puzzle)
 {
-	if (use_redis)
-		return redis_lookup(pz);
-	return cache_get(&pz->item.grid, e, why, whysz);
-}
-
-void store_drop(const struct grid *puzzle)
-{
-	if (use_redis)
-		redis_drop(puzzle);
-	else
+	if (use_redis) {
+		redis_lookup(seq, puzzle);
+		return;
+	}
+	static struct cache_entry e;
+	char why[GRID_ERR_MAX + 64];
+	enum cache_result r = cache_get(puzzle, &e, why, sizeof why);
+	if (r == CACHE_BAD)
 		cache_delete(puzzle);
+	store_reply_later(seq, r, r == CACHE_HIT ? &e : NULL, r == CACHE_BAD ? why : NULL);
 }
 
 void store_put(const struct grid *puzzle, const struct cache_entry *e)
@@ -75,10 +148,11 @@ void store_put(const struct grid *puzzle, const struct cache_entry *e)
 		cache_put(puzzle, e);
 }
 
-void store_race_ended(const struct puzzle *pz)
+void store_race_ended(uint64_t seq, const struct grid *puzzle)
 {
+	(void)seq;
 	if (use_redis)
-		redis_race_ended(pz);
+		redis_race_ended(puzzle);
 }
 
 void store_flush(void)
@@ -101,6 +175,16 @@ void store_close(void)
 		redis_close();
 	else
 		cache_close();
+	for (size_t i = 0; i < nlater; i++) {
+		free(later[i].e);
+		free(later[i].bad);
+	}
+	free(later);
+	later = NULL;
+	nlater = caplater = 0;
+	if (later_ev)
+		event_free(later_ev);
+	later_ev = NULL;
 }
 
 void store_stats(FILE *f)
