@@ -1,25 +1,9 @@
 /* The result cache (DESIGN.md "The cache"): LMDB, shared safely by racers
  * running at once (one writer at a time, readers never wait).
  *
- * The main database maps the 16 bytes of a puzzle's XXH3-128 hash
- * (protocol/hash.c) to a value:
- *   byte 0      format: 2 (1, as sudoku-race 0.1 wrote it, is still read)
- *   byte 1      verdict: 1 solved, 2 unsat
- *   byte 2      uniqueness: 0 unknown, 1 unique, 2 several solutions
- *   byte 3      box size n
- *   bytes 4-7   the winner's time in microseconds, little-endian
- *   bytes 8-23  the winner's name, NUL-padded
- *   bytes 24-39 the racer's version, NUL-padded
- *   format 2 only:
- *   bytes 40-47 when it was written: the store's tick, little-endian (its last
- *               use is in the "uses" database)
- *   bytes 48-95 who proved an unsat or count verdict: worker names,
- *               comma-separated, NUL-padded (empty: not recorded)
- *   then the puzzle's cells (one byte each, 0 blank), then for a solved
- *   puzzle the solution's cells.
- * The puzzle is kept so that a hit can be checked against the puzzle asked
- * (a tampered entry, a hash collision) and so that `cache export` can write
- * it out. Every hit is verified before use; a bad entry is deleted.
+ * The main database maps each puzzle's key to its value (cache_value.h:
+ * the key, the value's layout, its check against the puzzle asked). Every
+ * hit is verified before use; a bad entry is deleted.
  *
  * One more record in the main database, under the key "sudoku-race" (no
  * puzzle's key: those are 16 bytes): "SRCACHE", the store's format (2),
@@ -68,13 +52,6 @@
 #include "racer/cache.h"
 #include "racer/stats.h"
 
-#define FORMAT 2
-#define HEADER_V1 40
-#define HEADER 96
-#define TICK_AT 40
-#define PROVERS_AT 48
-#define VERDICT_SOLVED 1
-#define VERDICT_UNSAT 2
 #define META_KEY "sudoku-race"
 #define META_MAGIC "SRCACHE"
 #define META_LEN 24
@@ -181,129 +158,6 @@ static int trapped(void (*fn)(void *), void *arg)
 	fn(arg);
 	trap_armed = 0;
 	return 0;
-}
-
-/* --- values --- */
-
-void cache_key(const struct grid *g, uint8_t key[CACHE_KEY_LEN])
-{
-	struct grid_hash h = grid_hash(g);
-	for (int i = 0; i < 8; i++) {
-		key[i] = (uint8_t)(h.high >> (56 - 8 * i));
-		key[8 + i] = (uint8_t)(h.low >> (56 - 8 * i));
-	}
-}
-
-static uint64_t get_le64(const uint8_t *b)
-{
-	uint64_t v = 0;
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | b[i];
-	return v;
-}
-
-static void put_le64(uint8_t *b, uint64_t v)
-{
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)(v >> (8 * i));
-}
-
-static size_t header_len(const uint8_t *b)
-{
-	return b[0] == 1 ? HEADER_V1 : HEADER;
-}
-
-/* The longest value (a shared store's buffer: cache_redis.c). */
-size_t cache_value_max(void)
-{
-	return HEADER + 2 * (size_t)GRID_MAX_CELLS;
-}
-
-size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint8_t *buf,
-		    size_t bufsz)
-{
-	size_t cells = (size_t)puzzle->cells;
-	size_t len = HEADER + cells + (e->verdict == V_SOLVED ? cells : 0);
-	if (len > bufsz)
-		return 0;
-	memset(buf, 0, HEADER);
-	buf[0] = FORMAT;
-	buf[1] = e->verdict == V_SOLVED ? VERDICT_SOLVED : VERDICT_UNSAT;
-	buf[2] = (uint8_t)e->uniq;
-	buf[3] = (uint8_t)puzzle->box;
-	double us = e->ms * 1000.0;
-	uint32_t t = us <= 0 ? 0 : us >= 4294967295.0 ? UINT32_MAX : (uint32_t)us;
-	for (int i = 0; i < 4; i++)
-		buf[4 + i] = (uint8_t)(t >> (8 * i));
-	memcpy(buf + 8, e->winner, strnlen(e->winner, 16));
-	const char *version = e->version[0] ? e->version : PACKAGE_VERSION;
-	memcpy(buf + 24, version, strnlen(version, 16));
-	memcpy(buf + PROVERS_AT, e->provers, strnlen(e->provers, CACHE_PROVERS_MAX - 1));
-	memcpy(buf + HEADER, puzzle->cell, cells);
-	if (e->verdict == V_SOLVED)
-		memcpy(buf + HEADER + cells, e->solution.cell, cells);
-	return len;
-}
-
-/* A name field: printable ASCII up to its first NUL. */
-static bool copy_name(char *out, const uint8_t *b, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n && b[i]; i++) {
-		if (b[i] < 0x21 || b[i] > 0x7e)
-			return false;
-		out[i] = (char)b[i];
-	}
-	out[i] = '\0';
-	return true;
-}
-
-int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache_entry *e,
-		 char *why, size_t whysz)
-{
-	const uint8_t *b = data;
-	if (len < HEADER_V1) {
-		snprintf(why, whysz, "a value of %zu bytes", len);
-		return -1;
-	}
-	if (b[0] > FORMAT)
-		return 0; /* written by a newer racer: not ours to judge */
-	size_t header = header_len(b);
-	int box = b[3];
-	if (b[0] < 1 || len < header || (b[1] != VERDICT_SOLVED && b[1] != VERDICT_UNSAT) ||
-	    b[2] > UNIQ_MULTIPLE || box < GRID_MIN_BOX || box > GRID_MAX_BOX) {
-		snprintf(why, whysz, "a malformed header");
-		return -1;
-	}
-	size_t cells = (size_t)box * box * box * box;
-	bool solved = b[1] == VERDICT_SOLVED;
-	if (len != header + cells * (solved ? 2 : 1)) {
-		snprintf(why, whysz, "a value of %zu bytes for a %dx%d grid", len, box * box, box * box);
-		return -1;
-	}
-	e->provers[0] = '\0';
-	if (!copy_name(e->winner, b + 8, 16) || !copy_name(e->version, b + 24, 16) ||
-	    (header == HEADER && !copy_name(e->provers, b + PROVERS_AT, CACHE_PROVERS_MAX - 1))) {
-		snprintf(why, whysz, "a malformed name");
-		return -1;
-	}
-	e->verdict = solved ? V_SOLVED : V_UNSAT;
-	e->uniq = (enum uniqueness)b[2];
-	e->ms = (double)((uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24) /
-		1000.0;
-	if (puzzle) {
-		puzzle->box = box;
-		puzzle->side = box * box;
-		puzzle->cells = (int)cells;
-		memcpy(puzzle->cell, b + header, cells);
-	}
-	if (solved) {
-		e->solution.box = box;
-		e->solution.side = box * box;
-		e->solution.cells = (int)cells;
-		memcpy(e->solution.cell, b + header + cells, cells);
-	}
-	return 1;
 }
 
 /* --- where the cache lives --- */
@@ -510,7 +364,7 @@ static int set_use(MDB_txn *txn, const uint8_t key[16], uint64_t tick)
 		return rc == MDB_NOTFOUND ? 0 : rc;
 	}
 	uint8_t t[8];
-	put_le64(t, tick);
+	cache_put_le64(t, tick);
 	MDB_val v = {sizeof t, t};
 	return mdb_put(txn, uses_dbi, &k, &v, 0);
 }
@@ -544,14 +398,14 @@ static void check_store(void *arg)
 			return;
 		}
 		c->format = b[7];
-		c->cap = (size_t)get_le64(b + 16);
+		c->cap = (size_t)cache_le64(b + 16);
 	} else if (rc != MDB_NOTFOUND) {
 		c->rc = rc;
 		mdb_txn_abort(txn);
 		ttxn = NULL;
 		return;
 	}
-	if (c->format > FORMAT) {
+	if (c->format > CACHE_FORMAT) {
 		mdb_txn_abort(txn);
 		ttxn = NULL;
 		return;
@@ -615,9 +469,9 @@ static void write_meta(MDB_txn *txn, uint64_t tick, int *rc)
 {
 	uint8_t m[META_LEN];
 	memcpy(m, META_MAGIC, 7);
-	m[7] = FORMAT;
-	put_le64(m + 8, tick);
-	put_le64(m + 16, cap_bytes);
+	m[7] = CACHE_FORMAT;
+	cache_put_le64(m + 8, tick);
+	cache_put_le64(m + 16, cap_bytes);
 	MDB_val k = {sizeof META_KEY - 1, META_KEY}, v = {sizeof m, m};
 	*rc = mdb_put(txn, dbi, &k, &v, 0);
 }
@@ -736,7 +590,7 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 	} else if (sig != 0) {
 		snprintf(err, errsz, "%s: the process that prepared it was killed (%s)", dir, strsignal(sig));
 		rc = -1;
-	} else if (c.rc == 0 && c.format > FORMAT) {
+	} else if (c.rc == 0 && c.format > CACHE_FORMAT) {
 		snprintf(err, errsz, "%s: made by a newer sudoku-race (cache format %d)", dir, c.format);
 		rc = -1;
 	} else if (c.rc != 0) {
@@ -802,7 +656,7 @@ static void read_begin(void *arg)
 	MDB_val k = {sizeof META_KEY - 1, META_KEY}, v;
 	MDB_stat st;
 	store_tick = mdb_get(rtxn, dbi, &k, &v) == 0 && v.mv_size == META_LEN
-			     ? get_le64((const uint8_t *)v.mv_data + 8)
+			     ? cache_le64((const uint8_t *)v.mv_data + 8)
 			     : 0;
 	store_entries = mdb_stat(rtxn, uses_dbi, &st) == 0 ? st.ms_entries : 0;
 }
@@ -819,7 +673,7 @@ static bool worth_touching(const uint8_t key[16])
 	MDB_val k = {16, (void *)key}, v;
 	if (mdb_get(rtxn, uses_dbi, &k, &v) != 0 || v.mv_size != 8)
 		return true;
-	uint64_t tick = get_le64(v.mv_data);
+	uint64_t tick = cache_le64(v.mv_data);
 	uint64_t recent = (uint64_t)store_entries * 7 / 8;
 	return store_tick < recent || tick < store_tick - recent;
 }
@@ -885,22 +739,6 @@ struct lookup {
 	enum cache_result res;
 	bool touch; /* a hit worth writing down as a use */
 };
-
-enum cache_result cache_check(const struct grid *puzzle, const void *data, size_t len,
-			      struct cache_entry *e, char *why, size_t whysz)
-{
-	const uint8_t *b = data;
-	int d = cache_decode(data, len, NULL, e, why, whysz);
-	if (d <= 0)
-		return d == 0 ? CACHE_MISS : CACHE_BAD;
-	if (b[3] != puzzle->box || memcmp(b + header_len(b), puzzle->cell, (size_t)puzzle->cells) != 0) {
-		snprintf(why, whysz, "it is the entry of another puzzle");
-		return CACHE_BAD;
-	}
-	if (e->verdict == V_SOLVED && !grid_verify(puzzle, &e->solution, why, whysz))
-		return CACHE_BAD;
-	return CACHE_HIT;
-}
 
 static void lookup(void *arg)
 {
@@ -1079,7 +917,7 @@ void cache_put(const struct grid *puzzle, const struct cache_entry *e)
 {
 	if (!enabled)
 		return;
-	size_t len = HEADER + (size_t)puzzle->cells * (e->verdict == V_SOLVED ? 2 : 1);
+	size_t len = cache_value_len(puzzle, e);
 	uint8_t *buf = xmalloc(len);
 	cache_encode(puzzle, e, buf, len);
 	uint8_t key[16];
@@ -1094,30 +932,6 @@ void cache_delete(const struct grid *puzzle)
 	uint8_t key[16];
 	cache_key(puzzle, key);
 	queue(OP_DELETE, key, NULL, 0);
-}
-
-/* Whether an entry already stored should stay rather than the new one: it
- * knows at least as much. A verified solution beats an unsat claim; knowing
- * uniqueness beats not knowing; a verdict with its provers beats one
- * without. */
-static bool keep_stored(const MDB_val *stored, const uint8_t *fresh, size_t fresh_len)
-{
-	static struct grid sp;
-	static struct cache_entry se, fe;
-	char why[GRID_ERR_MAX];
-	if (cache_decode(stored->mv_data, stored->mv_size, &sp, &se, why, sizeof why) <= 0)
-		return false;
-	if (cache_decode(fresh, fresh_len, NULL, &fe, why, sizeof why) <= 0)
-		return true;
-	if (sp.box != fresh[3] || memcmp(sp.cell, fresh + HEADER, (size_t)sp.cells) != 0)
-		return false; /* another puzzle's entry (a collision): replaced */
-	if (se.verdict == V_SOLVED && !grid_verify(&sp, &se.solution, why, sizeof why))
-		return false;
-	if (se.verdict != fe.verdict)
-		return se.verdict == V_SOLVED;
-	if (se.verdict == V_SOLVED && se.uniq == UNIQ_UNKNOWN && fe.uniq != UNIQ_UNKNOWN)
-		return false;
-	return !(se.provers[0] == '\0' && fe.provers[0] != '\0');
 }
 
 /* Pages the three databases hold (and the two meta pages): what is in use.
@@ -1163,7 +977,7 @@ static int evict(MDB_txn *txn, size_t target, long *evicted)
 		MDB_val k, v;
 		size_t got = 0;
 		while (rc == 0 && got < count && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0)
-			ticks[got++] = v.mv_size == 8 ? get_le64(v.mv_data) : 0;
+			ticks[got++] = v.mv_size == 8 ? cache_le64(v.mv_data) : 0;
 		if (rc == MDB_NOTFOUND)
 			rc = 0;
 		qsort(ticks, got, sizeof *ticks, cmp_tick);
@@ -1174,7 +988,7 @@ static int evict(MDB_txn *txn, size_t target, long *evicted)
 			rc = mdb_cursor_get(cur, &k, &v, (MDB_cursor_op)op);
 			if (rc != 0)
 				break;
-			if ((v.mv_size == 8 ? get_le64(v.mv_data) : 0) > last)
+			if ((v.mv_size == 8 ? cache_le64(v.mv_data) : 0) > last)
 				continue;
 			uint8_t key[16] = {0};
 			if (k.mv_size == 16)
@@ -1233,7 +1047,7 @@ static void apply(MDB_txn *txn, struct write *w)
 	uint64_t tick = 1;
 	w->rc = mdb_get(txn, dbi, &mk, &mv);
 	if (w->rc == 0 && mv.mv_size == META_LEN)
-		tick = get_le64((const uint8_t *)mv.mv_data + 8);
+		tick = cache_le64((const uint8_t *)mv.mv_data + 8);
 	else if (w->rc == 0 || w->rc == MDB_NOTFOUND)
 		w->rc = 0;
 	for (size_t i = w->from; i < w->from + w->n && w->rc == 0 && !w->evict_only; i++) {
@@ -1258,11 +1072,11 @@ static void apply(MDB_txn *txn, struct write *w)
 				w->rc = set_use(txn, p->key, ++tick);
 			break;
 		case OP_PUT:
-			if (had && keep_stored(&v, p->value, p->len)) {
+			if (had && cache_keep_stored(v.mv_data, v.mv_size, p->value, p->len)) {
 				w->rc = set_use(txn, p->key, ++tick);
 				break;
 			}
-			put_le64(p->value + TICK_AT, ++tick);
+			cache_put_le64(p->value + CACHE_TICK_AT, ++tick);
 			v.mv_data = p->value;
 			v.mv_size = p->len;
 			w->rc = mdb_put(txn, dbi, &k, &v, 0);
