@@ -1,11 +1,13 @@
-/* The LMDB result cache of one machine (cache.c), and the `sudoku-race
- * cache ...` commands (cache_cmd.c). The race reaches it through store.h. */
+/* The LMDB result cache of one machine, the racer's side (cache.c: its
+ * helper processes are cache_lmdb.h's), and the `sudoku-race cache ...`
+ * commands (cache_cmd.c). The race reaches it through store.h. */
 #ifndef RACER_CACHE_H
 #define RACER_CACHE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "racer/cache_value.h"
 #include "racer/store.h"
@@ -19,28 +21,37 @@
 const char *cache_default_dir(void);
 /* --cache-size: bytes, or with K, M, G, T (powers of 1024; KiB, KB also). */
 int cache_parse_size(const char *s, size_t *bytes);
-/* Opens (creating the directory, mode 0700), at most opt.cache_size bytes.
- * On failure -1 and err says why; a damaged store has been set aside
- * (renamed) then, and err says where. */
+
+/* Opens the store in dir (creating the directory, mode 0700), at most
+ * opt.cache_size bytes, its helper processes started: blocks until the
+ * store is open and checked. readonly: nothing is written (cache stats,
+ * export; read-only media). On failure -1 and err says why; a damaged store
+ * has been set aside (renamed) then, and err says where. In the event loop
+ * from here on when there is one (base). */
 int cache_open(const char *dir, bool readonly, char *err, size_t errsz);
 bool cache_enabled(void);
 /* The open store's size limit: --cache-size, else the one it keeps. */
 size_t cache_limit(void);
-void cache_close(void);
-/* Look-ups between begin and end share one read transaction. A hit counts
- * as a use (least recently used entries are evicted first). */
-void cache_read_begin(void);
-void cache_read_end(void);
-enum cache_result cache_get(const struct grid *puzzle, struct cache_entry *e, char *why,
-			    size_t whysz);
-/* Queued; written in batches (cache_flush, or a timer). An entry already
- * stored stays when it knows as much (a verified solution over unsat,
- * known uniqueness, recorded provers). */
+/* Look-ups between these go out together; each answer comes through
+ * store_reply (store.h), from the event loop. A hit the store finds worth
+ * it is written down as a use (least recently used entries go first). */
+void cache_batch_begin(void);
+void cache_batch_end(void);
+void cache_lookup(uint64_t seq, const struct grid *puzzle);
+/* Queued for the writer, which commits in batches. An entry already stored
+ * stays when it knows as much (cache_keep_stored). When the writer is
+ * BACKLOG_MAX behind, dropped (CC_DROPPED). */
 void cache_put(const struct grid *puzzle, const struct cache_entry *e);
-void cache_delete(const struct grid *puzzle);
+/* The writer commits what it has now (without waiting for it). */
 void cache_flush(void);
-/* The store failed while running: one warning, then no cache. */
-void cache_fail(const char *what, int rc);
+/* What was queued reaches the store: waits for the writer (while it says
+ * something at least every 30 s). -1 when the store failed. */
+int cache_finish(void);
+void cache_close(void);
+/* --stats: what the LMDB store adds (the writes it dropped). */
+void cache_stats(FILE *f);
+/* Why the store failed, when it did. */
+const char *cache_failure(void);
 
 /* For cache_cmd.c. status: 1, an entry (puzzle and e); 0, an entry of a
  * newer racer's format; -1, an unreadable one (both NULL). */

@@ -19,6 +19,7 @@ static const struct {
 } types[CM_NTYPES] = {
 	[CM_LOOKUP] = {"lookup", CACHE_KEY_LEN, CACHE_KEY_LEN},
 	[CM_WALK] = {"walk", 0, 0},
+	[CM_MAPPED] = {"mapped", 0, 0},
 	[CM_OPENED] = {"opened", 17, 17},
 	[CM_HIT] = {"hit", 1, 0},
 	[CM_MISS] = {"miss", 0, 0},

@@ -22,7 +22,8 @@ enum cmsg_type {
 	CM_LOOKUP = 1, /* id: the look-up's seq; the key */
 	CM_WALK,       /* every entry, as CM_ENTRY, then CM_WALK_END */
 	/* reader -> racer */
-	CM_OPENED,     /* the store is open (struct cmsg_opened) */
+	CM_MAPPED,     /* the environment is open: a fault from here on is the file's */
+	CM_OPENED,     /* the store is open and checked (struct cmsg_opened) */
 	CM_HIT,        /* id: seq; 1 byte (1: worth writing down as a use), the value */
 	CM_MISS,       /* id: seq */
 	CM_BAD,        /* id: seq; why the stored value cannot be taken (text) */

@@ -117,27 +117,21 @@ bool store_enabled(void)
 void store_batch_begin(void)
 {
 	if (!use_redis)
-		cache_read_begin();
+		cache_batch_begin();
 }
 
 void store_batch_end(void)
 {
 	if (!use_redis)
-		cache_read_end();
+		cache_batch_end();
 }
 
 void store_lookup(uint64_t seq, const struct grid *puzzle)
 {
-	if (use_redis) {
+	if (use_redis)
 		redis_lookup(seq, puzzle);
-		return;
-	}
-	static struct cache_entry e;
-	char why[GRID_ERR_MAX + 64];
-	enum cache_result r = cache_get(puzzle, &e, why, sizeof why);
-	if (r == CACHE_BAD)
-		cache_delete(puzzle);
-	store_reply_later(seq, r, r == CACHE_HIT ? &e : NULL, r == CACHE_BAD ? why : NULL);
+	else
+		cache_lookup(seq, puzzle);
 }
 
 void store_put(const struct grid *puzzle, const struct cache_entry *e)
@@ -166,7 +160,7 @@ void store_finish(void)
 	if (use_redis)
 		redis_finish();
 	else
-		cache_flush();
+		cache_finish();
 }
 
 void store_close(void)
@@ -191,6 +185,8 @@ void store_stats(FILE *f)
 {
 	if (use_redis)
 		redis_stats(f);
+	else
+		cache_stats(f);
 }
 
 int store_command(int argc, char **argv)
