@@ -26,7 +26,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,32 +40,43 @@
 
 #include "racer.h"
 #include "racer/cache.h"
+#include "racer/cache_link.h"
 #include "racer/cache_lmdb.h"
-#include "racer/spawn.h"
 #include "racer/stats.h"
 
 #define OPEN_SILENCE_MS 10000
 #define FINISH_SILENCE_MS 30000
-#define CLOSE_WAIT_MS 2000
-/* look-ups asked and no answer for this long: the reader is stuck */
+/* look-ups asked and no answer for this long: the reader is stuck (looked
+ * at every WATCH_MS) */
 #define SILENCE_MS 10000
+#define WATCH_MS 1000
 /* bytes of writes waiting for the writer; past it, writes are dropped */
 #define BACKLOG_MAX ((size_t)4 << 20)
 /* without an event loop (the cache commands): writes go out at this much */
 #define SEND_AT ((size_t)64 << 10)
 
-struct helper {
-	const char *name;
-	pid_t pid;          /* -1: none (not started, or reaped) */
-	int fd;
-	struct cmsg_buf in, out;
-	struct event *rev, *wev;
-	bool mapped;        /* the reader's environment is open */
-	bool exited;        /* the registry handed its status */
-	int status;
+static void on_message(struct link *l, const struct cmsg *m);
+static void on_end(struct link *l, const char *broken);
+
+static struct link reader = {
+	.name = "reader",
+	.expect = CMSG_BIT(CM_MAPPED) | CMSG_BIT(CM_OPENED) | CMSG_BIT(CM_HIT) | CMSG_BIT(CM_MISS) |
+		  CMSG_BIT(CM_BAD) | CMSG_BIT(CM_ENTRY) | CMSG_BIT(CM_WALK_END) | CMSG_BIT(CM_FAILED),
+	.on_message = on_message,
+	.on_end = on_end,
+	.pid = -1,
+	.fd = -1,
 };
-static struct helper reader = {"reader", -1, -1, {0}, {0}, NULL, NULL, false, false, 0};
-static struct helper writer = {"writer", -1, -1, {0}, {0}, NULL, NULL, false, false, 0};
+static struct link writer = {
+	.name = "writer",
+	.expect = CMSG_BIT(CM_WRITTEN) | CMSG_BIT(CM_FLUSHED) | CMSG_BIT(CM_CLEARED) | CMSG_BIT(CM_FAILED),
+	.on_message = on_message,
+	.on_end = on_end,
+	.pid = -1,
+	.fd = -1,
+};
+/* the reader's environment is open: a fault from here on is the file's */
+static bool reader_mapped;
 static struct cache_helper_args args;
 
 static bool enabled, opening, failed_once, quiet;
@@ -76,6 +86,8 @@ static bool remove_damaged, removed;
 static size_t cap_bytes;
 static bool in_batch;
 static struct event *send_ev, *watch_ev;
+static uint64_t answers, answers_seen; /* look-ups answered; as the watch saw them */
+static int silent_ms;
 static bool send_due;
 static uint64_t flush_token, flushed_token;
 static bool opened, cleared;
@@ -100,51 +112,6 @@ static uint8_t *cells;
 static size_t cells_head, cells_len, cells_cap;
 
 static void store_failed(enum cmsg_fail kind, const char *why);
-
-/* --- where the cache lives --- */
-
-const char *cache_default_dir(void)
-{
-	static char dir[CACHE_DIR_MAX];
-	const char *xdg = getenv("XDG_CACHE_HOME");
-	/* the XDG spec: a relative path is to be ignored */
-	if (xdg && xdg[0] == '/') {
-		snprintf(dir, sizeof dir, "%s/sudoku-race", xdg);
-		return dir;
-	}
-	const char *home = getenv("HOME");
-	if (!home || home[0] != '/') {
-		struct passwd *pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
-	if (!home || !home[0])
-		return NULL;
-	snprintf(dir, sizeof dir, "%s/.cache/sudoku-race", home);
-	return dir;
-}
-
-int cache_parse_size(const char *s, size_t *bytes)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || !(v >= 0))
-		return -1;
-	double unit = 1;
-	if (*end) {
-		const char *units = "KMGT";
-		const char *u = strchr(units, end[0] & ~0x20);
-		if (!u || !*u || (end[1] && strcmp(end + 1, "iB") != 0 && strcmp(end + 1, "B") != 0))
-			return -1;
-		for (const char *p = units; p <= u; p++)
-			unit *= 1024;
-	}
-	v *= unit;
-	if (v < CACHE_SIZE_MIN || v > 1e15)
-		return -1;
-	*bytes = (size_t)v;
-	return 0;
-}
 
 /* --- damage --- */
 
@@ -196,94 +163,22 @@ static void fault_why(int sig, char *why, size_t whysz)
 		snprintf(why, whysz, "LMDB failed its own checks (abort)");
 }
 
-/* --- the helpers --- */
-
-static void on_helper_exit(void *owner, int wstatus)
-{
-	struct helper *h = owner;
-	h->exited = true;
-	h->status = wstatus;
-}
-
-static void on_read(evutil_socket_t fd, short what, void *arg);
-static void on_write(evutil_socket_t fd, short what, void *arg);
-
-static bool spawn_one(struct helper *h, int (*main)(void *))
-{
-	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
-		return false;
-	args.fd = sv[1];
-	h->pid = spawn_helper(main, &args, sv[1], on_helper_exit, h);
-	int err = errno;
-	close(sv[1]);
-	if (h->pid < 0) {
-		close(sv[0]);
-		errno = err;
-		return false;
-	}
-	h->fd = sv[0];
-	h->mapped = h->exited = false;
-	return true;
-}
-
-/* In the event loop from here on: the socket does not block. */
-static void watch_helper(struct helper *h)
-{
-	if (!base || h->pid < 0 || h->rev)
-		return;
-	fcntl(h->fd, F_SETFL, fcntl(h->fd, F_GETFL) | O_NONBLOCK);
-	h->rev = event_new(base, h->fd, EV_READ | EV_PERSIST, on_read, h);
-	h->wev = event_new(base, h->fd, EV_WRITE, on_write, h);
-	if (!h->rev || !h->wev || event_add(h->rev, NULL) < 0)
-		die("out of memory");
-}
-
-/* Waits for a helper's end (its socket closed, or CLOSE_WAIT_MS), then
- * reaps it; kill: SIGKILL first. */
-static void stop_helper(struct helper *h, bool kill_it)
-{
-	if (h->rev)
-		event_free(h->rev);
-	if (h->wev)
-		event_free(h->wev);
-	h->rev = h->wev = NULL;
-	if (h->pid > 0 && !h->exited) {
-		if (kill_it) {
-			kill(h->pid, SIGKILL);
-		} else if (h->fd >= 0) {
-			/* the end of its input: it ends */
-			shutdown(h->fd, SHUT_WR);
-			struct pollfd p = {.fd = h->fd, .events = POLLIN};
-			char drop[4096];
-			while (poll(&p, 1, CLOSE_WAIT_MS) > 0 && read(h->fd, drop, sizeof drop) > 0)
-				;
-			if (poll(&p, 1, 0) == 0)
-				kill(h->pid, SIGKILL); /* silent all that time */
-		}
-		children_wait(h->pid, &h->status);
-		h->exited = true;
-	}
-	h->pid = -1;
-	if (h->fd >= 0)
-		close(h->fd);
-	h->fd = -1;
-	cmsg_buf_free(&h->in);
-	cmsg_buf_free(&h->out);
-}
+/* --- the helpers' ends --- */
 
 /* What a helper's end without a report says: damage (a fault on the file,
  * an end in the middle of its work), or why else. */
-static void helper_gone(struct helper *h)
+static void on_end(struct link *h, const char *broken)
 {
-	if (h->pid > 0 && !h->exited) {
-		children_wait(h->pid, &h->status);
-		h->exited = true;
+	if (broken) {
+		char text[CACHE_DIR_MAX + 512];
+		snprintf(text, sizeof text, "%s: the cache's %s process sent %s", args.dir, h->name, broken);
+		store_failed(CF_ERROR, text);
+		return;
 	}
 	int st = h->status;
 	char why[CACHE_DIR_MAX + 512];
 	enum cmsg_fail kind = CF_DAMAGED;
-	bool opening_env = h == &reader && !h->mapped;
+	bool opening_env = h == &reader && !reader_mapped;
 	if (WIFSIGNALED(st) && is_fault(WTERMSIG(st)) && !opening_env) {
 		fault_why(WTERMSIG(st), why, sizeof why);
 	} else if (WIFSIGNALED(st) && !is_fault(WTERMSIG(st))) {
@@ -378,6 +273,7 @@ static void answered(const struct cmsg *m)
 		return;
 	}
 	const struct asked *a = &asked[asked_head++];
+	answers++;
 	static struct grid puzzle;
 	static struct cache_entry e;
 	char why[GRID_ERR_MAX + 64];
@@ -422,14 +318,14 @@ static void walked(const struct cmsg *m)
 }
 
 /* One message from a helper. */
-static void handle(struct helper *h, const struct cmsg *m)
+static void on_message(struct link *h, const struct cmsg *m)
 {
 	struct cmsg_failed f;
 	struct cmsg_opened o;
 	uint64_t a, b;
 	switch (m->type) {
 	case CM_MAPPED:
-		h->mapped = true;
+		reader_mapped = h == &reader;
 		break;
 	case CM_OPENED:
 		if (cmsg_opened_of(m, &o)) {
@@ -470,123 +366,26 @@ static void handle(struct helper *h, const struct cmsg *m)
 	}
 }
 
-static uint32_t expected(const struct helper *h)
-{
-	if (h == &reader)
-		return CMSG_BIT(CM_MAPPED) | CMSG_BIT(CM_OPENED) | CMSG_BIT(CM_HIT) | CMSG_BIT(CM_MISS) |
-		       CMSG_BIT(CM_BAD) | CMSG_BIT(CM_ENTRY) | CMSG_BIT(CM_WALK_END) | CMSG_BIT(CM_FAILED);
-	return CMSG_BIT(CM_WRITTEN) | CMSG_BIT(CM_FLUSHED) | CMSG_BIT(CM_CLEARED) | CMSG_BIT(CM_FAILED);
-}
-
-/* The messages that are in, each handled; false when the store went. */
-static bool take_messages(struct helper *h)
-{
-	struct cmsg m;
-	char why[256];
-	int got;
-	while (h->pid > 0 && (got = cmsg_get(&h->in, expected(h), &m, why, sizeof why)) != 0) {
-		if (got < 0) {
-			char text[CACHE_DIR_MAX + 512];
-			snprintf(text, sizeof text, "%s: the cache's %s process sent %s", args.dir, h->name, why);
-			store_failed(CF_ERROR, text);
-			return false;
-		}
-		handle(h, &m);
-	}
-	return h->pid > 0;
-}
-
-/* Reads what a helper sent and handles it; its end, if it ended. */
-static bool receive(struct helper *h)
-{
-	ssize_t n = cmsg_read(h->fd, &h->in);
-	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-		return true;
-	bool alive = take_messages(h);
-	if (alive && n <= 0)
-		helper_gone(h);
-	return alive && n > 0;
-}
-
-static void on_read(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd, (void)what;
-	struct helper *h = arg;
-	receive(h);
-	if (h == &reader && watch_ev && enabled) {
-		if (asked_head < asked_n) {
-			struct timeval tv = ms_tv(SILENCE_MS);
-			evtimer_add(watch_ev, &tv);
-		} else {
-			evtimer_del(watch_ev);
-		}
-	}
-}
-
-/* Sends what is queued for a helper, as far as its socket takes it. */
-static void send_now(struct helper *h)
-{
-	if (h->pid < 0 || !cmsg_buf_pending(&h->out))
-		return;
-	int r = cmsg_write(h->fd, &h->out);
-	if (r < 0) {
-		/* it is gone: its socket's end says how (on_read) */
-		h->out.off = h->out.len = 0;
-	} else if (r == 0 && h->wev) {
-		event_add(h->wev, NULL);
-	}
-}
-
-static void on_write(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd, (void)what;
-	send_now(arg);
-}
-
 static void on_send(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd, (void)what, (void)arg;
 	send_due = false;
-	send_now(&reader);
-	send_now(&writer);
-}
-
-/* Blocking, with nothing else to do meanwhile (the cache commands, an
- * open, the end of a run): sends what is queued for h and handles its
- * messages until done() or until it is silent for silence_ms. 1: done;
- * 0: silent that long; -1: the store went. */
-static int wait_for(struct helper *h, int silence_ms, bool (*done)(void))
-{
-	while (h->pid > 0) {
-		if (!take_messages(h))
-			return -1;
-		if (done && done())
-			return 1;
-		struct pollfd p = {.fd = h->fd, .events = POLLIN | (cmsg_buf_pending(&h->out) ? POLLOUT : 0)};
-		int n = poll(&p, 1, silence_ms);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n == 0)
-			return 0;
-		if (n < 0)
-			break;
-		if (p.revents & POLLOUT) {
-			if (cmsg_write(h->fd, &h->out) < 0)
-				h->out.off = h->out.len = 0;
-		}
-		if ((p.revents & (POLLIN | POLLHUP | POLLERR)) && !receive(h))
-			return h->pid > 0 ? 1 : -1;
-	}
-	return -1;
+	link_send(&reader);
+	link_send(&writer);
 }
 
 /* Writes go out at the end of the loop's turn, all of the turn's at once;
  * without a loop, as they reach SEND_AT. */
+static bool writer_sent(void)
+{
+	return !cmsg_buf_pending(&writer.out);
+}
+
 static void send_soon(void)
 {
 	if (!base) {
 		if (cmsg_buf_pending(&writer.out) >= SEND_AT)
-			wait_for(&writer, 0, NULL);
+			link_wait(&writer, FINISH_SILENCE_MS, writer_sent);
 		return;
 	}
 	if (!send_due && send_ev) {
@@ -595,10 +394,13 @@ static void send_soon(void)
 	}
 }
 
-static void on_silence(evutil_socket_t fd, short what, void *arg)
+static void on_watch(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd, (void)what, (void)arg;
-	if (reader.pid > 0 && asked_head < asked_n) {
+	bool waiting = link_alive(&reader) && asked_head < asked_n;
+	silent_ms = waiting && answers == answers_seen ? silent_ms + WATCH_MS : 0;
+	answers_seen = answers;
+	if (silent_ms >= SILENCE_MS) {
 		char why[CACHE_DIR_MAX + 128];
 		snprintf(why, sizeof why, "%s: no answer from the cache's reader process for %d s", args.dir,
 			 SILENCE_MS / 1000);
@@ -617,8 +419,8 @@ static void store_failed(enum cmsg_fail kind, const char *why)
 	bool was = enabled || opening;
 	enabled = false;
 	/* after a fault, nothing of what they hold is worth waiting for */
-	stop_helper(&reader, true);
-	stop_helper(&writer, true);
+	link_stop(&reader, true);
+	link_stop(&writer, true);
 	if (!was)
 		return;
 	if (kind == CF_DAMAGED)
@@ -627,7 +429,7 @@ static void store_failed(enum cmsg_fail kind, const char *why)
 		snprintf(fail_msg, sizeof fail_msg, "%s", text);
 	asked_all_missed();
 	if (watch_ev)
-		evtimer_del(watch_ev);
+		event_del(watch_ev);
 	if (!opening && !quiet && !failed_once)
 		warn("cache: %s; going on without the cache", fail_msg);
 	failed_once = true;
@@ -650,17 +452,18 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 	opened = false;
 	fail_msg[0] = '\0';
 	int r = -1;
-	if (!spawn_one(&reader, cache_reader_main)) {
+	reader_mapped = false;
+	if (!link_start(&reader, cache_reader_main, &args, &args.fd)) {
 		snprintf(fail_msg, sizeof fail_msg, "%s: cannot start the cache's process: %s", dir, strerror(errno));
-	} else if ((r = wait_for(&reader, OPEN_SILENCE_MS, is_opened)) == 0) {
+	} else if ((r = link_wait(&reader, OPEN_SILENCE_MS, is_opened)) == 0) {
 		char why[CACHE_DIR_MAX + 64];
 		snprintf(why, sizeof why, "%s: the cache's process did not open it in %d s", dir,
 			 OPEN_SILENCE_MS / 1000);
 		store_failed(CF_ERROR, why);
 	}
-	if (r == 1 && !readonly && !spawn_one(&writer, cache_writer_main)) {
+	if (r == 1 && !readonly && !link_start(&writer, cache_writer_main, &args, &args.fd)) {
 		snprintf(fail_msg, sizeof fail_msg, "%s: cannot start the cache's process: %s", dir, strerror(errno));
-		stop_helper(&reader, true);
+		link_stop(&reader, true);
 		r = -1;
 	}
 	opening = false;
@@ -670,11 +473,12 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 	}
 	enabled = true;
 	if (base) {
-		watch_helper(&reader);
-		watch_helper(&writer);
+		link_watch(&reader, base);
+		link_watch(&writer, base);
 		send_ev = event_new(base, -1, 0, on_send, NULL);
-		watch_ev = evtimer_new(base, on_silence, NULL);
-		if (!send_ev || !watch_ev)
+		watch_ev = event_new(base, -1, EV_PERSIST, on_watch, NULL);
+		struct timeval tv = ms_tv(WATCH_MS);
+		if (!send_ev || !watch_ev || event_add(watch_ev, &tv) < 0)
 			die("out of memory");
 	}
 	return 0;
@@ -698,11 +502,7 @@ void cache_batch_begin(void)
 void cache_batch_end(void)
 {
 	in_batch = false;
-	send_now(&reader);
-	if (watch_ev && asked_head < asked_n && !evtimer_pending(watch_ev, NULL)) {
-		struct timeval tv = ms_tv(SILENCE_MS);
-		evtimer_add(watch_ev, &tv);
-	}
+	link_send(&reader);
 }
 
 void cache_lookup(uint64_t seq, const struct grid *puzzle)
@@ -742,7 +542,7 @@ void cache_flush(void)
 		return;
 	cmsg_put(&writer.out, CM_FLUSH, ++flush_token, NULL, 0, NULL, 0);
 	if (base)
-		send_now(&writer);
+		link_send(&writer);
 }
 
 static bool is_flushed(void)
@@ -759,7 +559,7 @@ int cache_finish(void)
 	/* blocking from here: the loop is over */
 	if (writer.wev)
 		event_del(writer.wev);
-	int r = wait_for(&writer, FINISH_SILENCE_MS, is_flushed);
+	int r = link_wait(&writer, FINISH_SILENCE_MS, is_flushed);
 	if (r == 0) {
 		char why[CACHE_DIR_MAX + 64];
 		snprintf(why, sizeof why, "%s: the cache's writer process did not finish in %d s", args.dir,
@@ -772,8 +572,8 @@ int cache_finish(void)
 void cache_close(void)
 {
 	enabled = false;
-	stop_helper(&reader, false);
-	stop_helper(&writer, false);
+	link_stop(&reader, false);
+	link_stop(&writer, false);
 	if (send_ev)
 		event_free(send_ev);
 	if (watch_ev)
@@ -817,7 +617,7 @@ int cache_each(cache_visit fn, void *arg, char *err, size_t errsz)
 	walk_done = false;
 	quiet = true;
 	cmsg_put(&reader.out, CM_WALK, 0, NULL, 0, NULL, 0);
-	int r = wait_for(&reader, FINISH_SILENCE_MS, is_walked);
+	int r = link_wait(&reader, FINISH_SILENCE_MS, is_walked);
 	if (r == 0) {
 		char why[CACHE_DIR_MAX + 64];
 		snprintf(why, sizeof why, "%s: no answer from the cache's reader process for %d s", args.dir,
@@ -847,7 +647,7 @@ int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz)
 	quiet = true;
 	cleared = false;
 	cmsg_put(&writer.out, CM_CLEAR, 0, NULL, 0, NULL, 0);
-	int r = wait_for(&writer, FINISH_SILENCE_MS, is_cleared);
+	int r = link_wait(&writer, FINISH_SILENCE_MS, is_cleared);
 	if (r == 0) {
 		snprintf(msg, msgsz, "%s: the cache's writer process did not clear it in %d s", dir,
 			 FINISH_SILENCE_MS / 1000);

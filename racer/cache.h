@@ -16,11 +16,7 @@
 #define CACHE_SIZE_DEFAULT ((size_t)1 << 30)
 #define CACHE_SIZE_MIN ((size_t)256 << 10)
 
-/* Resolves the cache directory (--cache, or XDG). Returns NULL when there
- * is no home to put it in. */
-const char *cache_default_dir(void);
-/* --cache-size: bytes, or with K, M, G, T (powers of 1024; KiB, KB also). */
-int cache_parse_size(const char *s, size_t *bytes);
+/* cache_default_dir, cache_parse_size: store.h */
 
 /* Opens the store in dir (creating the directory, mode 0700), at most
  * opt.cache_size bytes, its helper processes started: blocks until the

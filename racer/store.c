@@ -4,8 +4,11 @@
  * store_open was given, always from the event loop. */
 #include "config.h"
 
+#include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -28,6 +31,51 @@ struct later {
 static struct later *later;
 static size_t nlater, caplater;
 static struct event *later_ev;
+
+/* --- where the cache lives --- */
+
+const char *cache_default_dir(void)
+{
+	static char dir[4096];
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	/* the XDG spec: a relative path is to be ignored */
+	if (xdg && xdg[0] == '/') {
+		snprintf(dir, sizeof dir, "%s/sudoku-race", xdg);
+		return dir;
+	}
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/') {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home || !home[0])
+		return NULL;
+	snprintf(dir, sizeof dir, "%s/.cache/sudoku-race", home);
+	return dir;
+}
+
+int cache_parse_size(const char *s, size_t *bytes)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0))
+		return -1;
+	double unit = 1;
+	if (*end) {
+		const char *units = "KMGT";
+		const char *u = strchr(units, end[0] & ~0x20);
+		if (!u || !*u || (end[1] && strcmp(end + 1, "iB") != 0 && strcmp(end + 1, "B") != 0))
+			return -1;
+		for (const char *p = units; p <= u; p++)
+			unit *= 1024;
+	}
+	v *= unit;
+	if (v < CACHE_SIZE_MIN || v > 1e15)
+		return -1;
+	*bytes = (size_t)v;
+	return 0;
+}
 
 bool store_is_url(const char *where)
 {

@@ -32,8 +32,15 @@ void store_close(void);
 void store_stats(FILE *f);
 int store_command(int argc, char **argv);
 
+/* --- where the cache lives: for the options and the commands --- */
+
 /* Is this cache location a URL (redis://...) rather than a directory? */
 bool store_is_url(const char *where);
+/* The cache directory when --cache names none (XDG). NULL when there is no
+ * home to put it in. */
+const char *cache_default_dir(void);
+/* --cache-size: bytes, or with K, M, G, T (powers of 1024; KiB, KB also). */
+int cache_parse_size(const char *s, size_t *bytes);
 
 /* --- for the stores: their answers, through the function store_open was
  * given --- */
