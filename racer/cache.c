@@ -12,9 +12,13 @@
  * use.
  *
  * Writes go to the writer, which commits them in batches. What waits for
- * it here is bounded (BACKLOG_MAX): when the writer falls that far behind,
- * writes are dropped and counted (--stats), rather than the race slowed: a
- * cache is an aid, and the answers must not wait on a disk.
+ * it here is bounded (BACKLOG_MAX): when the writer falls that far behind
+ * (a cold run of easy puzzles answers faster than a disk takes them), the
+ * racer waits for it to take half of it, so that memory stays flat and the
+ * run's answers are all kept, as a run that waited for its writes at the
+ * end did before; the waits are counted (--stats). A writer silent for
+ * STALL_MS meanwhile is not waited for again until it has caught up:
+ * writes are dropped then, and counted.
  *
  * A helper that reports a failure, dies (a fault on a damaged file: SIGBUS,
  * SIGSEGV, LMDB's abort) or falls silent costs the cache, never the run:
@@ -50,8 +54,9 @@
  * at every WATCH_MS) */
 #define SILENCE_MS 10000
 #define WATCH_MS 1000
-/* bytes of writes waiting for the writer; past it, writes are dropped */
-#define BACKLOG_MAX ((size_t)4 << 20)
+/* bytes of writes waiting for the writer; past it, the racer waits */
+#define BACKLOG_MAX ((size_t)8 << 20)
+#define STALL_MS 2000
 /* without an event loop (the cache commands): writes go out at this much */
 #define SEND_AT ((size_t)64 << 10)
 
@@ -90,6 +95,10 @@ static uint64_t answers, answers_seen; /* look-ups answered; as the watch saw th
 static int silent_ms;
 static bool send_due;
 static uint64_t flush_token, flushed_token;
+/* the waits for the writer: how many, how long; while stuck, none */
+static long stalls;
+static double stalled_ms;
+static bool writer_stuck;
 static bool opened, cleared;
 static uint64_t cleared_entries;
 /* cache_each's visitor, while a walk is on */
@@ -148,9 +157,11 @@ static void set_aside(const char *why, char *msg, size_t msgsz)
 		snprintf(msg, msgsz, "%s is damaged (%s) and cannot be set aside: %s", data, why, strerror(errno));
 }
 
+/* Signals by which LMDB's work ends on a damaged file (SIGXCPU: a loop
+ * of its pages, helper_budget). */
 static bool is_fault(int sig)
 {
-	return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT;
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGXCPU;
 }
 
 static void fault_why(int sig, char *why, size_t whysz)
@@ -159,6 +170,8 @@ static void fault_why(int sig, char *why, size_t whysz)
 		snprintf(why, whysz, "LMDB ran past the end of the file (SIGBUS)");
 	else if (sig == SIGSEGV)
 		snprintf(why, whysz, "LMDB went outside the file (SIGSEGV)");
+	else if (sig == SIGXCPU)
+		snprintf(why, whysz, "LMDB went round its pages without end (SIGXCPU)");
 	else
 		snprintf(why, whysz, "LMDB failed its own checks (abort)");
 }
@@ -520,11 +533,36 @@ void cache_lookup(uint64_t seq, const struct grid *puzzle)
 		cache_batch_end();
 }
 
+static bool backlog_halved(void)
+{
+	return cmsg_buf_pending(&writer.out) <= BACKLOG_MAX / 2;
+}
+
+/* Room in the writer's backlog, waiting for it when full (in the loop: the
+ * commands block on every send). */
+static bool writer_room(void)
+{
+	size_t pending = cmsg_buf_pending(&writer.out);
+	if (writer_stuck && pending <= BACKLOG_MAX / 2)
+		writer_stuck = false;
+	if (pending < BACKLOG_MAX)
+		return true;
+	if (writer_stuck)
+		return false;
+	uint64_t start = now_ns();
+	int r = link_wait(&writer, STALL_MS, backlog_halved);
+	stalls++;
+	stalled_ms += ms_since(start);
+	link_send(&writer);
+	writer_stuck = r == 0;
+	return r == 1;
+}
+
 void cache_put(const struct grid *puzzle, const struct cache_entry *e)
 {
 	if (!enabled || writer.pid < 0)
 		return;
-	if (base && cmsg_buf_pending(&writer.out) >= BACKLOG_MAX) {
+	if (base && !writer_room()) {
 		stats_cache_add(CC_DROPPED, 1);
 		return;
 	}
@@ -590,6 +628,9 @@ void cache_close(void)
 void cache_stats(FILE *f)
 {
 	long dropped = stats_cache_get(CC_DROPPED);
+	if (stalls)
+		fprintf(f, "%s: cache: the racer waited %.0f ms for the store's writer to catch up (%ld times)\n",
+			PROGRAM, stalled_ms, stalls);
 	if (dropped)
 		fprintf(f, "%s: cache: %ld writes dropped: the store's writer fell behind\n", PROGRAM, dropped);
 }

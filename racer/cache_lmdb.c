@@ -49,6 +49,19 @@ void helper_start(const char *name)
 	}
 }
 
+void helper_budget(void)
+{
+	struct rusage ru;
+	struct rlimit rl;
+	if (getrusage(RUSAGE_SELF, &ru) < 0 || getrlimit(RLIMIT_CPU, &rl) < 0)
+		return;
+	rlim_t want = (rlim_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + 1 + HELPER_CPU_S);
+	if (rl.rlim_max != RLIM_INFINITY && want > rl.rlim_max)
+		want = rl.rlim_max;
+	rl.rlim_cur = want;
+	setrlimit(RLIMIT_CPU, &rl);
+}
+
 bool helper_send(int fd, struct cmsg_buf *out)
 {
 	return cmsg_write(fd, out) == 1;
@@ -526,6 +539,7 @@ int cache_reader_main(void *arg)
 	const struct cache_helper_args *a = arg;
 	helper_start("sudoku-cache-rd");
 	r.fd = a->fd;
+	helper_budget();
 	if (lmdb_open(&r.s, a, true, &r.fail_kind, r.fail, sizeof r.fail) < 0) {
 		cmsg_put_failed(&r.out, r.fail_kind, r.fail);
 		helper_send(r.fd, &r.out);
@@ -539,6 +553,7 @@ int cache_reader_main(void *arg)
 		struct cmsg m;
 		char why[256];
 		int got;
+		helper_budget();
 		while (ok && (got = cmsg_get(&r.in, CMSG_BIT(CM_LOOKUP) | CMSG_BIT(CM_WALK), &m, why, sizeof why)) == 1)
 			ok = m.type == CM_LOOKUP ? lookup(&r, &m) : walk(&r);
 		read_end(&r);

@@ -69,6 +69,12 @@ bool helper_send(int fd, struct cmsg_buf *out);
  * error on /dev/null (what LMDB or a sanitizer says of a damaged file is
  * said once, by the racer). */
 void helper_start(const char *name);
+/* A bound on the work that follows: HELPER_CPU_S seconds of processor time
+ * (SIGXCPU ends the helper past it). LMDB can go round a loop of a damaged
+ * file's pages without end; no transaction of a sound store takes that
+ * much (a slow disk's waits are not processor time). */
+void helper_budget(void);
+#define HELPER_CPU_S 3
 
 /* A helper's exit status when the racer broke the protocol (not one a
  * sanitizer or the C library uses) */

@@ -5,9 +5,16 @@
  *
  * Its queue is bounded (OPS_MAX operations, ARENA_MAX bytes of values):
  * when full it commits before it reads on, and the racer's own queue of
- * what it sends here is bounded too (cache.c drops what overflows, and
- * counts it). LMDB writing into a damaged file can overrun its own buffers
- * (glibc then aborts on a corrupt heap): here that costs this process.
+ * what it sends here is bounded too (cache.c waits for it). The keys are
+ * hashes, so a batch's entries land on leaves all over the tree, and every
+ * leaf an entry lands on is written again: the larger the batch, the more
+ * entries a leaf written takes. So a batch is sorted by key and written in
+ * transactions of CHUNK consecutive keys: each takes its own stretch of
+ * leaves, as many as one transaction of the whole batch would, while
+ * LMDB's copies of the pages a transaction changes (held in memory until
+ * it commits) stay a chunk's. LMDB writing into a damaged file can
+ * overrun its own buffers (glibc then aborts on a corrupt heap): here that
+ * costs this process.
  *
  * Size: LMDB writes copies of the pages a transaction changes, so the
  * entries leave room for two transactions' copies (reserve_pages): from a
@@ -27,12 +34,14 @@
 
 #define BATCH 1024
 #define BATCH_MS 250
-#define OPS_MAX 16384
+#define OPS_MAX 32768
 #define ARENA_MAX ((size_t)16 << 20)
+#define CHUNK 16384
 
 enum op { OP_PUT, OP_DELETE, OP_TOUCH };
 struct pending {
 	enum op op;
+	uint32_t seq;   /* its place in the order they came */
 	uint8_t key[CACHE_KEY_LEN];
 	size_t at, len; /* OP_PUT: the value, in the arena */
 };
@@ -43,6 +52,10 @@ static size_t nops;
 static uint8_t *arena;
 static size_t arena_len;
 static uint64_t first_ns; /* when the oldest queued operation came */
+/* a commit's first tick: an operation's is this and its place in the
+ * order they came (the queue is written in key order, in chunks) */
+static uint64_t commit_base;
+static bool commit_based;
 
 static uint64_t mono_ns(void)
 {
@@ -55,7 +68,8 @@ static void queue(enum op op, const uint8_t *key, const uint8_t *value, size_t l
 {
 	if (!nops)
 		first_ns = mono_ns();
-	struct pending *p = &ops[nops++];
+	struct pending *p = &ops[nops];
+	p->seq = (uint32_t)nops++;
 	p->op = op;
 	memcpy(p->key, key, CACHE_KEY_LEN);
 	p->at = arena_len;
@@ -175,6 +189,13 @@ static size_t reserve_pages(MDB_txn *txn, const struct write *w)
 	return reserve < s.cap_pages * 2 / 3 ? reserve : s.cap_pages * 2 / 3;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	const struct pending *p = a, *q = b;
+	int c = memcmp(p->key, q->key, CACHE_KEY_LEN);
+	return c ? c : (p->seq > q->seq) - (p->seq < q->seq);
+}
+
 static void apply(MDB_txn *txn, struct write *w)
 {
 	MDB_val mk = {sizeof META_KEY - 1, META_KEY}, mv;
@@ -184,43 +205,47 @@ static void apply(MDB_txn *txn, struct write *w)
 		tick = cache_le64((const uint8_t *)mv.mv_data + 8);
 	else if (w->rc == 0 || w->rc == MDB_NOTFOUND)
 		w->rc = 0;
+	if (!commit_based) {
+		commit_base = tick;
+		commit_based = true;
+	}
 	for (size_t i = w->from; i < w->from + w->n && w->rc == 0 && !w->evict_only; i++) {
 		struct pending *p = &ops[i];
+		uint64_t t = commit_base + p->seq + 1;
 		MDB_val k = {sizeof p->key, p->key}, v;
-		int rc = mdb_get(txn, s.dbi, &k, &v);
-		if (rc != 0 && rc != MDB_NOTFOUND) {
-			w->rc = rc;
-			break;
-		}
-		bool had = rc == 0;
 		uint8_t *value = arena + p->at;
+		int rc;
 		switch (p->op) {
 		case OP_DELETE:
-			if (had) {
-				w->rc = mdb_del(txn, s.dbi, &k, NULL);
-				if (w->rc == 0)
-					w->rc = lmdb_set_use(&s, txn, p->key, 0);
-			}
+			rc = mdb_del(txn, s.dbi, &k, NULL);
+			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, 0) : rc == MDB_NOTFOUND ? 0 : rc;
 			break;
 		case OP_TOUCH:
-			if (had)
-				w->rc = lmdb_set_use(&s, txn, p->key, ++tick);
+			rc = mdb_get(txn, s.dbi, &k, &v);
+			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t) : rc == MDB_NOTFOUND ? 0 : rc;
 			break;
 		case OP_PUT:
-			if (had && cache_keep_stored(v.mv_data, v.mv_size, value, p->len)) {
-				w->rc = lmdb_set_use(&s, txn, p->key, ++tick);
-				break;
-			}
-			cache_put_le64(value + CACHE_TICK_AT, ++tick);
+			cache_put_le64(value + CACHE_TICK_AT, t);
 			v.mv_data = value;
 			v.mv_size = p->len;
-			w->rc = mdb_put(txn, s.dbi, &k, &v, 0);
-			if (w->rc == 0)
-				w->rc = lmdb_set_use(&s, txn, p->key, tick);
-			w->written++;
+			rc = mdb_put(txn, s.dbi, &k, &v, MDB_NOOVERWRITE);
+			if (rc == MDB_KEYEXIST) {
+				/* v is the stored value now */
+				if (cache_keep_stored(v.mv_data, v.mv_size, value, p->len)) {
+					w->rc = lmdb_set_use(&s, txn, p->key, t);
+					break;
+				}
+				v.mv_data = value;
+				v.mv_size = p->len;
+				rc = mdb_put(txn, s.dbi, &k, &v, 0);
+			}
+			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t) : rc;
+			w->written += rc == 0;
 			break;
 		}
 	}
+	if (commit_base + nops > tick)
+		tick = commit_base + nops;
 	if (w->rc == 0)
 		lmdb_write_meta(&s, txn, tick, &w->rc);
 	size_t high = s.cap_pages - reserve_pages(txn, w), low = high - high / 8;
@@ -242,17 +267,23 @@ static void write_batch(struct write *w)
 	lmdb_end_write(&s, txn, &w->rc);
 }
 
-/* One transaction for the whole queue. When the map is full (a batch
- * larger than the room left for page copies), entries are evicted in a
- * transaction of their own and the queue written in smaller parts: the
+/* The queue in key order, a transaction a chunk. When the map is full (a
+ * chunk larger than the room left for page copies), entries are evicted in
+ * a transaction of their own and the queue written in smaller parts: the
  * run's answers are never lost to a full store, only old entries. Returns
  * LMDB's code of the last transaction tried. */
 static int write_all(long *written, long *evicted)
 {
-	size_t done = 0, part = nops;
+	qsort(ops, nops, sizeof *ops, cmp_key);
+	commit_based = false;
+	size_t done = 0, part = CHUNK;
 	bool evicted_for_it = false;
 	while (done < nops) {
-		struct write w = {.from = done, .n = part < nops - done ? part : nops - done};
+		size_t end = done + (part < nops - done ? part : nops - done);
+		/* a key's operations in one transaction, in their order */
+		while (end < nops && end > done && memcmp(ops[end].key, ops[end - 1].key, CACHE_KEY_LEN) == 0)
+			end++;
+		struct write w = {.from = done, .n = end - done};
 		write_batch(&w);
 		/* full even for one entry, just after evicting: it does not fit */
 		if (w.rc == MDB_MAP_FULL && !(part == 1 && evicted_for_it)) {
@@ -297,6 +328,7 @@ static int commit(struct cmsg_buf *out)
 	if (!nops)
 		return 0;
 	long written = 0, evicted = 0;
+	helper_budget();
 	int rc = write_all(&written, &evicted);
 	nops = 0;
 	arena_len = 0;
@@ -354,6 +386,7 @@ static int take(struct cmsg_buf *in, struct cmsg_buf *out, int *rc)
 			break;
 		case CM_CLEAR:
 			*rc = commit(out);
+			helper_budget();
 			if (*rc == 0)
 				*rc = clear(out);
 			break;
@@ -376,6 +409,7 @@ int cache_writer_main(void *arg)
 		helper_send(a->fd, &out);
 		return 0;
 	}
+	helper_budget();
 	if (lmdb_open(&s, a, false, &kind, text, sizeof text) < 0) {
 		cmsg_put_failed(&out, kind, text);
 		helper_send(a->fd, &out);
@@ -387,7 +421,7 @@ int cache_writer_main(void *arg)
 		/* what is in first (a full queue stopped there), then what comes */
 		if (take(&in, &out, &rc) < 0)
 			return HELPER_EXIT_BROKEN_PEER;
-		if (rc == 0 && cmsg_buf_pending(&out) && !helper_send(a->fd, &out))
+		if (rc != 0 || (cmsg_buf_pending(&out) && !helper_send(a->fd, &out)))
 			break;
 		bool full = nops >= OPS_MAX || arena_len + cache_value_max() > ARENA_MAX;
 		int wait = -1;
