@@ -8,20 +8,29 @@
  *   sudoku-race:HEX           the entry (cache_encode)
  *   sudoku-race:claim:HEX     OWNER, while that racer races the puzzle
  *   sudoku-race:alive:OWNER   while that racer runs (3 s, renewed each second)
- * A look-up is a GET. On a miss, CLAIM (a script: atomic on the server)
- * returns the entry if it came meanwhile, else takes the claim when nobody
- * holds it or its owner is gone, else says that a racer has it: the puzzle
- * then waits, asking again (POLL_*), until the entry comes (a hit) or the
- * claim is free (raced here). A race's end writes the
+ * A look-up is a GETRANGE of the longest value there is (a longer one is
+ * never loaded whole: it is bad). On a miss, CLAIM (a script: atomic on
+ * the server) returns the entry if it came meanwhile, else takes the claim
+ * when nobody holds it or its owner is gone, else says that a racer has
+ * it: the puzzle then waits, asking again (POLL_*), until the entry comes
+ * (a hit) or the claim is free (raced here). A race's end writes the
  * entry, then releases the claim if it is still ours: in that order, on one
  * connection, so whoever takes a released claim sees the entry first. So
  * while Redis is up no two racers solve one puzzle, nor one racer twice.
  *
- * Every hit is verified against the puzzle, as cache.c's are; a bad entry
- * is deleted and the puzzle raced. A server that cannot be reached, that
- * answers an error, or that is silent for 2 s while asked is reported once
- * and dropped: the puzzles waiting for it are raced, the run goes on
- * without a cache, and no answer waits on Redis. */
+ * Trust: anyone who can write a key can write any value. Every hit is
+ * verified against the puzzle, as cache.c's are (another puzzle's value
+ * under this key, a wrong solution: bad, deleted, the puzzle raced). What
+ * a hit cannot verify is not taken from the server: an unsat entry is a
+ * miss (the puzzle is raced, and proved here), and a solution's uniqueness
+ * and provers are dropped from it; with --count no entry answers (the
+ * count is found here). A key of another type than a string costs that
+ * key: deleted, the puzzle raced.
+ *
+ * A server that cannot be reached, that answers an error, or that is
+ * silent for 2 s while asked is reported once and dropped: the puzzles
+ * waiting for it are raced, the run goes on without a cache, and no answer
+ * waits on Redis. */
 #include "config.h"
 
 #include <limits.h>
@@ -98,21 +107,23 @@ void redis_stats(FILE *f)
 #define POLL_FAST_MS 16
 #define POLL_MAX_MS 250
 
-/* KEYS: the entry, the claim. ARGV: owner, claim ms, 1 when an entry must
- * know uniqueness (--count), the alive keys' prefix. Returns the entry, or
- * 1 (claimed), 2 (claimed from a racer gone), 0 (a racer has it). Byte 3
- * of an entry is its uniqueness (cache.c). */
+/* KEYS: the entry, the claim. ARGV: owner, claim ms, 1 when no entry
+ * answers (--count), the alive keys' prefix, the last byte of the longest
+ * value. Returns the entry (a solution: byte 2 is its verdict, cache_value.h),
+ * or 1 (claimed), 2 (claimed from a racer gone), 0 (a racer has it). A key
+ * of another type is no entry and no claim. */
 static const char claim_script[] =
-	"local v = redis.call('GET', KEYS[1])\n"
-	"if v and (ARGV[3] == '0' or string.byte(v, 3) ~= 0) then return v end\n"
-	"local o = redis.call('GET', KEYS[2])\n"
+	"local v = redis.pcall('GETRANGE', KEYS[1], 0, ARGV[5])\n"
+	"if type(v) == 'string' and ARGV[3] == '0' and string.byte(v, 2) == 1 then return v end\n"
+	"local o = redis.pcall('GET', KEYS[2])\n"
+	"if type(o) ~= 'string' then o = false end\n"
 	"if o and (o == ARGV[1] or redis.call('EXISTS', ARGV[4] .. o) == 1) then return 0 end\n"
 	"redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])\n"
 	"if o then return 2 end\n"
 	"return 1\n";
 /* KEYS: the claim; ARGV: owner. Deletes the claim if it is still ours. */
 static const char release_script[] =
-	"if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end\n"
+	"if redis.pcall('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end\n"
 	"return 0\n";
 
 static redisAsyncContext *ctx;
@@ -257,16 +268,24 @@ static void drop_hex(const char *hex)
 	send_argv(NULL, 2, argv, NULL);
 }
 
+static void drop_bad(struct lookup *lk, const char *why)
+{
+	stats_cache_add(CC_BAD, 1);
+	snprintf(lk->bad, sizeof lk->bad, "%s", why);
+	drop_hex(lk->hex);
+}
+
 static void claim(struct lookup *lk)
 {
-	char vkey[64], ckey[64], ms[24];
+	char vkey[64], ckey[64], ms[24], last[24];
 	snprintf(vkey, sizeof vkey, PREFIX "%s", lk->hex);
 	snprintf(ckey, sizeof ckey, PREFIX "claim:%s", lk->hex);
 	snprintf(ms, sizeof ms, "%d", CLAIM_MS);
+	snprintf(last, sizeof last, "%zu", cache_value_max());
 	const char *argv[] = {"EVAL", claim_script, "2", vkey, ckey, owner, ms, opt.count ? "1" : "0",
-			      PREFIX "alive:"};
+			      PREFIX "alive:", last};
 	lk->claiming = true;
-	if (!send_argv(lk, 9, argv, NULL))
+	if (!send_argv(lk, 10, argv, NULL))
 		answer(lk, CACHE_MISS, NULL);
 }
 
@@ -323,7 +342,9 @@ static void on_lookup_reply(struct lookup *lk, const redisReply *reply)
 		answer(lk, CACHE_MISS, NULL);
 		return;
 	}
-	if (reply->type == REDIS_REPLY_NIL && !lk->claiming) {
+	/* GETRANGE of a key not there: "" */
+	if ((reply->type == REDIS_REPLY_NIL || (reply->type == REDIS_REPLY_STRING && reply->len == 0)) &&
+	    !lk->claiming) {
 		claim(lk);
 		return;
 	}
@@ -332,20 +353,23 @@ static void on_lookup_reply(struct lookup *lk, const redisReply *reply)
 		answer(lk, CACHE_MISS, NULL);
 		return;
 	}
-	switch (cache_check(&lk->puzzle, reply->str, reply->len, &e, why, sizeof why)) {
-	case CACHE_HIT:
+	enum cache_result r = CACHE_BAD;
+	if (reply->len > cache_value_max())
+		snprintf(why, sizeof why, "a value over %zu bytes", cache_value_max());
+	else
+		r = cache_check(&lk->puzzle, reply->str, reply->len, &e, why, sizeof why);
+	if (r == CACHE_HIT && e.verdict == V_SOLVED) {
+		/* the solution is verified; its uniqueness is the server's word */
+		e.uniq = UNIQ_UNKNOWN;
+		e.provers[0] = '\0';
 		answer(lk, CACHE_HIT, &e);
 		return;
-	case CACHE_BAD:
-		stats_cache_add(CC_BAD, 1);
-		snprintf(lk->bad, sizeof lk->bad, "%s", why);
-		drop_hex(lk->hex);
-		break;
-	default:
-		break;
 	}
-	/* not usable: claimed and raced (a second bad entry in a row, or one
-	 * the claim script gave: raced without a claim) */
+	if (r == CACHE_BAD)
+		drop_bad(lk, why);
+	/* not usable (bad, a newer racer's, an unsat): claimed and raced (a
+	 * second bad entry in a row, or one the claim script gave: raced
+	 * without a claim) */
 	if (!lk->claiming)
 		claim(lk);
 	else
@@ -358,6 +382,19 @@ static void on_reply(redisAsyncContext *c, void *r, void *privdata)
 	const redisReply *reply = r;
 	outstanding--;
 	quiet_ns = now_ns();
+	struct lookup *wrong = privdata && privdata != &write_tag && reply &&
+				       reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "WRONGTYPE", 9) == 0
+			       ? privdata
+			       : NULL;
+	if (wrong) {
+		/* a key of another type: that key's loss, not the cache's */
+		drop_bad(wrong, "a key of another type than a string");
+		if (!wrong->claiming)
+			claim(wrong);
+		else
+			answer(wrong, CACHE_MISS, NULL);
+		return;
+	}
 	if (reply && reply->type == REDIS_REPLY_ERROR)
 		fail("the server said: %s", reply->str);
 	if (privdata == &write_tag) {
@@ -472,10 +509,13 @@ void redis_lookup(uint64_t seq, const struct grid *puzzle)
 	lk->seq = seq;
 	lk->puzzle = *puzzle;
 	key_of(puzzle, lk->hex);
-	char vkey[64];
+	char vkey[64], last[24];
 	snprintf(vkey, sizeof vkey, PREFIX "%s", lk->hex);
-	const char *argv[] = {"GET", vkey};
-	if (!send_argv(lk, 2, argv, NULL)) {
+	snprintf(last, sizeof last, "%zu", cache_value_max());
+	const char *argv[] = {"GETRANGE", vkey, "0", last};
+	if (opt.count) {
+		claim(lk); /* no entry answers a count */
+	} else if (!send_argv(lk, 4, argv, NULL)) {
 		free(lk);
 		stats_cache_add(CC_MISSES, 1);
 		store_reply_later(seq, CACHE_MISS, NULL, NULL);
