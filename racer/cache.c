@@ -60,8 +60,8 @@
 /* without an event loop (the cache commands): writes go out at this much */
 #define SEND_AT ((size_t)64 << 10)
 
-static void on_message(struct link *l, const struct cmsg *m);
-static void on_end(struct link *l, const char *broken);
+static void on_message(const struct link *l, const struct cmsg *m);
+static void on_end(const struct link *l, const char *broken);
 
 static struct link reader = {
 	.name = "reader",
@@ -180,7 +180,7 @@ static void fault_why(int sig, char *why, size_t whysz)
 
 /* What a helper's end without a report says: damage (a fault on the file,
  * an end in the middle of its work), or why else. */
-static void on_end(struct link *h, const char *broken)
+static void on_end(const struct link *h, const char *broken)
 {
 	if (broken) {
 		char text[CACHE_DIR_MAX + 512];
@@ -286,6 +286,7 @@ static void answered(const struct cmsg *m)
 		return;
 	}
 	const struct asked *a = &asked[asked_head++];
+	cells_head = asked_head < asked_n ? asked[asked_head].at : cells_len;
 	answers++;
 	static struct grid puzzle;
 	static struct cache_entry e;
@@ -331,7 +332,7 @@ static void walked(const struct cmsg *m)
 }
 
 /* One message from a helper. */
-static void on_message(struct link *h, const struct cmsg *m)
+static void on_message(const struct link *h, const struct cmsg *m)
 {
 	struct cmsg_failed f;
 	struct cmsg_opened o;
@@ -481,6 +482,9 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 	}
 	opening = false;
 	if (r != 1) {
+		if (!fail_msg[0])
+			snprintf(fail_msg, sizeof fail_msg, "%s: the cache's process could not be reached", dir);
+		link_stop(&reader, true);
 		snprintf(err, errsz, "%s", fail_msg);
 		return -1;
 	}

@@ -19,8 +19,8 @@ struct link {
 	uint32_t expect;    /* the types it may send (CMSG_BIT) */
 	/* a message from it; its end: gone (its socket closed: status says
 	 * how), or broken (it sent what it may not: why says what) */
-	void (*on_message)(struct link *l, const struct cmsg *m);
-	void (*on_end)(struct link *l, const char *broken);
+	void (*on_message)(const struct link *l, const struct cmsg *m);
+	void (*on_end)(const struct link *l, const char *broken);
 	pid_t pid;          /* -1: none (not started, or reaped) */
 	int fd;
 	struct cmsg_buf in, out;

@@ -435,7 +435,7 @@ int cache_writer_main(void *arg)
 			break;
 		if (n > 0) {
 			eof = cmsg_read(a->fd, &in) <= 0;
-		} else if (n == 0 && rc == 0) {
+		} else if (n == 0) {
 			/* the batch is due, or nothing more comes at once */
 			rc = commit(&out);
 		}
