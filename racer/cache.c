@@ -35,7 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -157,59 +156,12 @@ static void set_aside(const char *why, char *msg, size_t msgsz)
 		snprintf(msg, msgsz, "%s is damaged (%s) and cannot be set aside: %s", data, why, strerror(errno));
 }
 
-/* Signals by which LMDB's work ends on a damaged file (SIGXCPU: a loop
- * of its pages, helper_budget). */
-static bool is_fault(int sig)
-{
-	return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGXCPU;
-}
-
-static void fault_why(int sig, char *why, size_t whysz)
-{
-	if (sig == SIGBUS)
-		snprintf(why, whysz, "LMDB ran past the end of the file (SIGBUS)");
-	else if (sig == SIGSEGV)
-		snprintf(why, whysz, "LMDB went outside the file (SIGSEGV)");
-	else if (sig == SIGXCPU)
-		snprintf(why, whysz, "LMDB went round its pages without end (SIGXCPU)");
-	else
-		snprintf(why, whysz, "LMDB failed its own checks (abort)");
-}
-
 /* --- the helpers' ends --- */
 
-/* What a helper's end without a report says: damage (a fault on the file,
- * an end in the middle of its work), or why else. */
 static void on_end(const struct link *h, const char *broken)
 {
-	if (broken) {
-		char text[CACHE_DIR_MAX + 512];
-		snprintf(text, sizeof text, "%s: the cache's %s process sent %s", args.dir, h->name, broken);
-		store_failed(CF_ERROR, text);
-		return;
-	}
-	int st = h->status;
 	char why[CACHE_DIR_MAX + 512];
-	enum cmsg_fail kind = CF_DAMAGED;
-	bool opening_env = h == &reader && !reader_mapped;
-	if (WIFSIGNALED(st) && is_fault(WTERMSIG(st)) && !opening_env) {
-		fault_why(WTERMSIG(st), why, sizeof why);
-	} else if (WIFSIGNALED(st) && !is_fault(WTERMSIG(st))) {
-		kind = CF_ERROR;
-		snprintf(why, sizeof why, "%s: the cache's %s process was killed (%s)", args.dir, h->name,
-			 strsignal(WTERMSIG(st)));
-	} else if (opening_env || (WIFEXITED(st) && WEXITSTATUS(st) == HELPER_EXIT_BROKEN_PEER)) {
-		kind = CF_ERROR;
-		struct statvfs fs;
-		bool full = statvfs(args.dir, &fs) == 0 && fs.f_bavail == 0;
-		snprintf(why, sizeof why, "%s: the cache's %s process ended %s (%s %d)%s", args.dir, h->name,
-			 opening_env ? "opening it" : "on a message it could not read",
-			 WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
-			 full ? ": no space left on device" : "");
-	} else {
-		snprintf(why, sizeof why, "%s it ended the %s process without a report",
-			 h == &reader ? "reading" : "writing to", h->name);
-	}
+	enum cmsg_fail kind = link_why_ended(h, args.dir, h == &reader && !reader_mapped, broken, why, sizeof why);
 	store_failed(kind, why);
 }
 

@@ -8,12 +8,16 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
 #include "racer/cache_link.h"
+#include "racer/cache_lmdb.h"
 #include "racer/spawn.h"
 
 /* A helper told to end (its input closed) that has not within this long
@@ -183,4 +187,53 @@ void link_stop(struct link *l, bool kill_it)
 	l->fd = -1;
 	cmsg_buf_free(&l->in);
 	cmsg_buf_free(&l->out);
+}
+
+/* Signals by which LMDB's work ends on a damaged file (SIGXCPU: a loop
+ * of its pages, helper_budget). */
+static bool is_fault(int sig)
+{
+	return sig == SIGSEGV || sig == SIGBUS || sig == SIGABRT || sig == SIGXCPU;
+}
+
+static void fault_why(int sig, char *why, size_t whysz)
+{
+	if (sig == SIGBUS)
+		snprintf(why, whysz, "LMDB ran past the end of the file (SIGBUS)");
+	else if (sig == SIGSEGV)
+		snprintf(why, whysz, "LMDB went outside the file (SIGSEGV)");
+	else if (sig == SIGXCPU)
+		snprintf(why, whysz, "LMDB went round its pages without end (SIGXCPU)");
+	else
+		snprintf(why, whysz, "LMDB failed its own checks (abort)");
+}
+
+enum cmsg_fail link_why_ended(const struct link *l, const char *dir, bool opening, const char *broken, char *why,
+			      size_t whysz)
+{
+	int st = l->status;
+	if (broken) {
+		snprintf(why, whysz, "%s: the cache's %s process sent %s", dir, l->name, broken);
+		return CF_ERROR;
+	}
+	if (WIFSIGNALED(st) && is_fault(WTERMSIG(st)) && !opening) {
+		fault_why(WTERMSIG(st), why, whysz);
+		return CF_DAMAGED;
+	}
+	if (WIFSIGNALED(st) && !is_fault(WTERMSIG(st))) {
+		snprintf(why, whysz, "%s: the cache's %s process was killed (%s)", dir, l->name, strsignal(WTERMSIG(st)));
+		return CF_ERROR;
+	}
+	if (opening || (WIFEXITED(st) && WEXITSTATUS(st) == HELPER_EXIT_BROKEN_PEER)) {
+		struct statvfs fs;
+		bool full = statvfs(dir, &fs) == 0 && fs.f_bavail == 0;
+		snprintf(why, whysz, "%s: the cache's %s process ended %s (%s %d)%s", dir, l->name,
+			 opening ? "opening it" : "on a message it could not read",
+			 WIFSIGNALED(st) ? "signal" : "exit status", WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st),
+			 full ? ": no space left on device" : "");
+		return CF_ERROR;
+	}
+	snprintf(why, whysz, "%s it ended the %s process without a report",
+		 strcmp(l->name, "reader") == 0 ? "reading" : "writing to", l->name);
+	return CF_DAMAGED;
 }
