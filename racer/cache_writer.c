@@ -12,7 +12,9 @@
  * transactions of CHUNK consecutive keys: each takes its own stretch of
  * leaves, as many as one transaction of the whole batch would, while
  * LMDB's copies of the pages a transaction changes (held in memory until
- * it commits) stay a chunk's. LMDB writing into a damaged file can
+ * it commits) stay a chunk's. (A chunk is a whole batch as the sizes are:
+ * a cold run of 200,000 easy puzzles took 5.1 s with chunks of 16384, 3.5
+ * s with 32768, the writer's memory at most some 60 MB.) LMDB writing into a damaged file can
  * overrun its own buffers (glibc then aborts on a corrupt heap): here that
  * costs this process.
  *
@@ -36,7 +38,7 @@
 #define BATCH_MS 250
 #define OPS_MAX 32768
 #define ARENA_MAX ((size_t)16 << 20)
-#define CHUNK 16384
+#define CHUNK 32768
 
 enum op { OP_PUT, OP_DELETE, OP_TOUCH };
 struct pending {
