@@ -12,7 +12,9 @@
  * import trusts nothing in the file: solutions are verified against the
  * rules and the givens, and unsat and unique= claims are proved again by a
  * complete worker (sudoku-cp --count=2) or dropped, unless --trust. An
- * entry already stored stays when it knows as much (cache.c, keep_stored). */
+ * entry already stored stays when it knows as much (cache_keep_stored).
+ * The store itself is read and written by the cache's helper processes
+ * (cache.c), sudoku-cp runs through spawn.h. */
 #include "config.h"
 
 #include <errno.h>
@@ -25,6 +27,9 @@
 
 #include "protocol/answer.h"
 #include "racer/racer.h"
+#include "racer/cache.h"
+#include "racer/spawn.h"
+#include "racer/stats.h"
 
 #define EXPORT_VERSION 2
 #define EXPORT_HEADER "# sudoku-race cache v"
@@ -45,10 +50,19 @@ static bool exists(const char *dir)
 	return stat(dir, &st) == 0;
 }
 
-static int open_or_fail(const char *dir)
+/* A store to read: its data file is there (the commands that only read
+ * open it read-only, and create nothing). */
+static bool store_exists(const char *dir)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/data.mdb", dir);
+	return exists(path);
+}
+
+static int open_or_fail(const char *dir, bool readonly)
 {
 	char err[9000];
-	if (cache_open(dir, false, err, sizeof err) < 0) {
+	if (cache_open(dir, readonly, err, sizeof err) < 0) {
 		fprintf(stderr, "%s: cache: %s\n", PROGRAM, err);
 		return -1;
 	}
@@ -104,11 +118,11 @@ static void count_entry(const struct grid *puzzle, const struct cache_entry *e, 
 
 static int cmd_stats(const char *dir)
 {
-	if (!exists(dir)) {
+	if (!store_exists(dir)) {
 		printf("cache: %s (not created yet)\nentries: 0\n", dir);
 		return 0;
 	}
-	if (open_or_fail(dir) < 0)
+	if (open_or_fail(dir, true) < 0)
 		return 2;
 	static struct tally t;
 	char err[9000];
@@ -201,8 +215,8 @@ static int cmd_export(const char *dir)
 {
 	printf("%s%d\n", EXPORT_HEADER, EXPORT_VERSION);
 	int status = 0;
-	if (exists(dir)) {
-		if (open_or_fail(dir) < 0)
+	if (store_exists(dir)) {
+		if (open_or_fail(dir, true) < 0)
 			return 2;
 		struct export x = {.gsz = (size_t)GRID_MAX_CELLS * 3 + 1};
 		x.pbuf = xmalloc(x.gsz);
@@ -350,23 +364,16 @@ static int prove(const struct claims *c, enum proof *proof, char *why, size_t wh
 	int pipefd[2];
 	pid_t pid = -1;
 	if (rc == 0 && pipe(pipefd) == 0) {
-		pid = fork();
-		if (pid == 0) {
-			dup2(pipefd[1], STDOUT_FILENO);
-			close(pipefd[0]);
-			close(pipefd[1]);
-			char limit[32];
-			snprintf(limit, sizeof limit, "--time-limit=%d", PROOF_LIMIT_S);
-			execl(cp, cp, "--count=2", limit, path, (char *)NULL);
-			_exit(127);
-		}
+		char limit[32];
+		snprintf(limit, sizeof limit, "--time-limit=%d", PROOF_LIMIT_S);
+		char *argv[] = {cp, "--count=2", limit, path, NULL};
+		struct spawn_program sp = {.path = cp, .argv = argv, .stdin_fd = -1, .stdout_fd = pipefd[1]};
+		pid = spawn_program(&sp, NULL, NULL);
+		int err = errno;
 		close(pipefd[1]);
 		if (pid < 0)
 			close(pipefd[0]);
-	}
-	if (rc == 0 && pid < 0) {
-		snprintf(why, whysz, "cannot run %s: %s", cp, strerror(errno));
-		rc = -1;
+		errno = err;
 	}
 	if (rc == 0) {
 		FILE *in = fdopen(pipefd[0], "r");
@@ -394,8 +401,7 @@ static int prove(const struct claims *c, enum proof *proof, char *why, size_t wh
 		else
 			close(pipefd[0]);
 		int st;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
+		children_wait(pid, &st);
 		if (!WIFEXITED(st) || WEXITSTATUS(st) > 1 || i < c->n) {
 			snprintf(why, whysz, "%s --count=2 failed (%s %d)", cp,
 				 WIFEXITED(st) ? "exit status" : "signal",
@@ -482,7 +488,7 @@ static int cmd_import(const char *dir, int nargs, char **args)
 		else
 			files[nfiles++] = args[i];
 	}
-	if (open_or_fail(dir) < 0) {
+	if (open_or_fail(dir, false) < 0) {
 		free(files);
 		return 2;
 	}
@@ -553,8 +559,7 @@ static int cmd_import(const char *dir, int nargs, char **args)
 	free(files);
 	settle_claims(&claims, &n);
 	free(claims.v);
-	cache_flush();
-	bool ok = cache_enabled();
+	bool ok = cache_finish() == 0;
 	long written = stats_cache_get(CC_WRITTEN);
 	cache_close();
 	if (!ok)

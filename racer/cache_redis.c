@@ -8,20 +8,29 @@
  *   sudoku-race:HEX           the entry (cache_encode)
  *   sudoku-race:claim:HEX     OWNER, while that racer races the puzzle
  *   sudoku-race:alive:OWNER   while that racer runs (3 s, renewed each second)
- * A look-up is a GET. On a miss, CLAIM (a script: atomic on the server)
- * returns the entry if it came meanwhile, else takes the claim when nobody
- * holds it or its owner is gone, else says that a racer has it: the puzzle
- * then waits, asking again (POLL_*), until the entry comes (a hit) or the
- * claim is free (raced here). A race's end writes the
+ * A look-up is a GETRANGE of the longest value there is (a longer one is
+ * never loaded whole: it is bad). On a miss, CLAIM (a script: atomic on
+ * the server) returns the entry if it came meanwhile, else takes the claim
+ * when nobody holds it or its owner is gone, else says that a racer has
+ * it: the puzzle then waits, asking again (POLL_*), until the entry comes
+ * (a hit) or the claim is free (raced here). A race's end writes the
  * entry, then releases the claim if it is still ours: in that order, on one
  * connection, so whoever takes a released claim sees the entry first. So
  * while Redis is up no two racers solve one puzzle, nor one racer twice.
  *
- * Every hit is verified against the puzzle, as cache.c's are; a bad entry
- * is deleted and the puzzle raced. A server that cannot be reached, that
- * answers an error, or that is silent for 2 s while asked is reported once
- * and dropped: the puzzles waiting for it are raced, the run goes on
- * without a cache, and no answer waits on Redis. */
+ * Trust: anyone who can write a key can write any value. Every hit is
+ * verified against the puzzle, as cache.c's are (another puzzle's value
+ * under this key, a wrong solution: bad, deleted, the puzzle raced). What
+ * a hit cannot verify is not taken from the server: an unsat entry is a
+ * miss (the puzzle is raced, and proved here), and a solution's uniqueness
+ * and provers are dropped from it; with --count no entry answers (the
+ * count is found here). A key of another type than a string costs that
+ * key: deleted, the puzzle raced.
+ *
+ * A server that cannot be reached, that answers an error, or that is
+ * silent for 2 s while asked is reported once and dropped: the puzzles
+ * waiting for it are raced, the run goes on without a cache, and no answer
+ * waits on Redis. */
 #include "config.h"
 
 #include <limits.h>
@@ -39,90 +48,17 @@
 #include <hiredis/hiredis.h>
 #endif
 
-#include "racer/racer.h"
+#include "racer.h"
+#include "racer/cache_redis.h"
+#include "racer/stats.h"
+#include "racer/store.h"
 
-#define DEFAULT_PORT 6379
 #define PREFIX "sudoku-race:"
-
-int redis_url_parse(const char *url, char *host, size_t hostsz, int *port, int *db, char *err,
-		    size_t errsz)
-{
-	if (strncmp(url, "redis://", 8) != 0) {
-		snprintf(err, errsz, "not a redis:// URL");
-		return -1;
-	}
-	const char *h = url + 8, *p;
-	size_t n;
-	if (*h == '[') { /* an IPv6 address */
-		const char *close = strchr(h, ']');
-		if (!close) {
-			snprintf(err, errsz, "an IPv6 address without its ']'");
-			return -1;
-		}
-		h++;
-		n = (size_t)(close - h);
-		p = close + 1;
-	} else {
-		n = strcspn(h, ":/");
-		p = h + n;
-	}
-	if (n == 0 || n >= hostsz) {
-		snprintf(err, errsz, n ? "a host name too long" : "no host (redis://HOST[:PORT][/DB])");
-		return -1;
-	}
-	if (memchr(h, '@', n)) {
-		snprintf(err, errsz, "a user or password in the URL is not supported");
-		return -1;
-	}
-	memcpy(host, h, n);
-	host[n] = '\0';
-	*port = DEFAULT_PORT;
-	*db = 0;
-	if (*p == ':') {
-		long v = 0;
-		const char *d = ++p;
-		while (*p >= '0' && *p <= '9' && v <= 65535)
-			v = v * 10 + (*p++ - '0');
-		if (p == d || v < 1 || v > 65535 || (*p && *p != '/')) {
-			snprintf(err, errsz, "the port is not a number from 1 to 65535");
-			return -1;
-		}
-		*port = (int)v;
-	}
-	if (*p == '/' && p[1]) {
-		long v = 0;
-		const char *d = ++p;
-		while (*p >= '0' && *p <= '9' && v <= INT_MAX)
-			v = v * 10 + (*p++ - '0');
-		if (p == d || v > INT_MAX || *p) {
-			snprintf(err, errsz, "the database is not a number (redis://HOST[:PORT][/DB])");
-			return -1;
-		}
-		*db = (int)v;
-	} else if (*p == '/') {
-		p++;
-	}
-	if (*p) {
-		snprintf(err, errsz, "'%s' after the host (redis://HOST[:PORT][/DB])", p);
-		return -1;
-	}
-#ifndef HAVE_HIREDIS
-	snprintf(err, errsz, "this sudoku-race was built without Redis support (hiredis: configure "
-			     "--with-hiredis; on Debian, apt-get install libhiredis-dev)");
-	return -1;
-#else
-	return 0;
-#endif
-}
 
 #ifndef HAVE_HIREDIS
 
 /* Without hiredis a redis:// URL is refused as the options are read
  * (redis_url_parse): none of these is reached. */
-void redis_set_reply(store_reply_fn fn, void *owner)
-{
-	(void)fn, (void)owner;
-}
 int redis_open(const char *url, char *err, size_t errsz)
 {
 	(void)url;
@@ -133,18 +69,14 @@ bool redis_enabled(void)
 {
 	return false;
 }
-enum cache_result redis_lookup(uint64_t seq, const struct grid *puzzle)
+void redis_lookup(uint64_t seq, const struct grid *puzzle)
 {
-	(void)seq, (void)puzzle;
-	return CACHE_MISS;
+	(void)puzzle;
+	store_reply_later(seq, CACHE_MISS, NULL, NULL);
 }
 void redis_put(const struct grid *puzzle, const struct cache_entry *e)
 {
 	(void)puzzle, (void)e;
-}
-void redis_drop(const struct grid *puzzle)
-{
-	(void)puzzle;
 }
 void redis_race_ended(const struct grid *puzzle)
 {
@@ -159,12 +91,6 @@ void redis_close(void)
 void redis_stats(FILE *f)
 {
 	(void)f;
-}
-int redis_command(const char *url, int argc, char **argv)
-{
-	(void)url, (void)argc, (void)argv;
-	fprintf(stderr, "%s: cache: built without Redis support\n", PROGRAM);
-	return 2;
 }
 
 #else
@@ -181,21 +107,23 @@ int redis_command(const char *url, int argc, char **argv)
 #define POLL_FAST_MS 16
 #define POLL_MAX_MS 250
 
-/* KEYS: the entry, the claim. ARGV: owner, claim ms, 1 when an entry must
- * know uniqueness (--count), the alive keys' prefix. Returns the entry, or
- * 1 (claimed), 2 (claimed from a racer gone), 0 (a racer has it). Byte 3
- * of an entry is its uniqueness (cache.c). */
+/* KEYS: the entry, the claim. ARGV: owner, claim ms, 1 when no entry
+ * answers (--count), the alive keys' prefix, the last byte of the longest
+ * value. Returns the entry (a solution: byte 2 is its verdict, cache_value.h),
+ * or 1 (claimed), 2 (claimed from a racer gone), 0 (a racer has it). A key
+ * of another type is no entry and no claim. */
 static const char claim_script[] =
-	"local v = redis.call('GET', KEYS[1])\n"
-	"if v and (ARGV[3] == '0' or string.byte(v, 3) ~= 0) then return v end\n"
-	"local o = redis.call('GET', KEYS[2])\n"
+	"local v = redis.pcall('GETRANGE', KEYS[1], 0, ARGV[5])\n"
+	"if type(v) == 'string' and ARGV[3] == '0' and string.byte(v, 2) == 1 then return v end\n"
+	"local o = redis.pcall('GET', KEYS[2])\n"
+	"if type(o) ~= 'string' then o = false end\n"
 	"if o and (o == ARGV[1] or redis.call('EXISTS', ARGV[4] .. o) == 1) then return 0 end\n"
 	"redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])\n"
 	"if o then return 2 end\n"
 	"return 1\n";
 /* KEYS: the claim; ARGV: owner. Deletes the claim if it is still ours. */
 static const char release_script[] =
-	"if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end\n"
+	"if redis.pcall('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end\n"
 	"return 0\n";
 
 static redisAsyncContext *ctx;
@@ -214,7 +142,7 @@ static char fail_why[256];
 /* A look-up in flight; privdata of its commands. */
 struct lookup {
 	uint64_t seq;
-	struct grid puzzle;          /* what the value is checked against */
+	struct grid puzzle;          /* what a value found must be the entry of */
 	char hex[GRID_HASH_HEX];
 	bool claiming;               /* the claim script, not the first GET */
 	bool waited;                 /* counted in rs.waited */
@@ -233,14 +161,10 @@ static struct waiter *waiters;
 
 /* privdata of writes, to count them */
 static char write_tag;
-static store_reply_fn reply_fn;
-static void *reply_owner;
-
-void redis_set_reply(store_reply_fn fn, void *owner)
-{
-	reply_fn = fn;
-	reply_owner = owner;
-}
+/* In a call of the race's (redis_lookup, redis_put, redis_race_ended): a
+ * failure found there answers the look-ups in flight from the loop's next
+ * turn, never inside the call. */
+static int inside;
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -275,7 +199,8 @@ static void unlink_waiter(struct waiter *w)
 	event_free(w->ev);
 }
 
-/* The look-up's end: told to race.c, and freed. */
+/* The look-up's end: answered (store.h), and freed. A miss after a bad
+ * entry was dropped on the way is CACHE_BAD. */
 static void answer(struct lookup *lk, enum cache_result r, const struct cache_entry *e)
 {
 	/* as cache.c counts: a bad entry is not a miss too */
@@ -283,7 +208,12 @@ static void answer(struct lookup *lk, enum cache_result r, const struct cache_en
 		stats_cache_add(CC_HITS, 1);
 	else if (!lk->bad[0])
 		stats_cache_add(CC_MISSES, 1);
-	reply_fn(reply_owner, lk->seq, r, e, lk->bad[0] ? lk->bad : NULL);
+	else
+		r = CACHE_BAD;
+	if (inside)
+		store_reply_later(lk->seq, r, e, r == CACHE_BAD ? lk->bad : NULL);
+	else
+		store_reply(lk->seq, r, e, r == CACHE_BAD ? lk->bad : NULL);
 	free(lk);
 }
 
@@ -338,16 +268,24 @@ static void drop_hex(const char *hex)
 	send_argv(NULL, 2, argv, NULL);
 }
 
+static void drop_bad(struct lookup *lk, const char *why)
+{
+	stats_cache_add(CC_BAD, 1);
+	snprintf(lk->bad, sizeof lk->bad, "%s", why);
+	drop_hex(lk->hex);
+}
+
 static void claim(struct lookup *lk)
 {
-	char vkey[64], ckey[64], ms[24];
+	char vkey[64], ckey[64], ms[24], last[24];
 	snprintf(vkey, sizeof vkey, PREFIX "%s", lk->hex);
 	snprintf(ckey, sizeof ckey, PREFIX "claim:%s", lk->hex);
 	snprintf(ms, sizeof ms, "%d", CLAIM_MS);
+	snprintf(last, sizeof last, "%zu", cache_value_max());
 	const char *argv[] = {"EVAL", claim_script, "2", vkey, ckey, owner, ms, opt.count ? "1" : "0",
-			      PREFIX "alive:"};
+			      PREFIX "alive:", last};
 	lk->claiming = true;
-	if (!send_argv(lk, 9, argv, NULL))
+	if (!send_argv(lk, 10, argv, NULL))
 		answer(lk, CACHE_MISS, NULL);
 }
 
@@ -404,7 +342,9 @@ static void on_lookup_reply(struct lookup *lk, const redisReply *reply)
 		answer(lk, CACHE_MISS, NULL);
 		return;
 	}
-	if (reply->type == REDIS_REPLY_NIL && !lk->claiming) {
+	/* GETRANGE of a key not there: "" */
+	if ((reply->type == REDIS_REPLY_NIL || (reply->type == REDIS_REPLY_STRING && reply->len == 0)) &&
+	    !lk->claiming) {
 		claim(lk);
 		return;
 	}
@@ -413,20 +353,23 @@ static void on_lookup_reply(struct lookup *lk, const redisReply *reply)
 		answer(lk, CACHE_MISS, NULL);
 		return;
 	}
-	switch (cache_check(&lk->puzzle, reply->str, reply->len, &e, why, sizeof why)) {
-	case CACHE_HIT:
+	enum cache_result r = CACHE_BAD;
+	if (reply->len > cache_value_max())
+		snprintf(why, sizeof why, "a value over %zu bytes", cache_value_max());
+	else
+		r = cache_check(&lk->puzzle, reply->str, reply->len, &e, why, sizeof why);
+	if (r == CACHE_HIT && e.verdict == V_SOLVED) {
+		/* the solution is verified; its uniqueness is the server's word */
+		e.uniq = UNIQ_UNKNOWN;
+		e.provers[0] = '\0';
 		answer(lk, CACHE_HIT, &e);
 		return;
-	case CACHE_BAD:
-		stats_cache_add(CC_BAD, 1);
-		snprintf(lk->bad, sizeof lk->bad, "%s", why);
-		drop_hex(lk->hex);
-		break;
-	default:
-		break;
 	}
-	/* not usable: claimed and raced (a second bad entry in a row, or one
-	 * the claim script gave: raced without a claim) */
+	if (r == CACHE_BAD)
+		drop_bad(lk, why);
+	/* not usable (bad, a newer racer's, an unsat): claimed and raced (a
+	 * second bad entry in a row, or one the claim script gave: raced
+	 * without a claim) */
 	if (!lk->claiming)
 		claim(lk);
 	else
@@ -439,6 +382,19 @@ static void on_reply(redisAsyncContext *c, void *r, void *privdata)
 	const redisReply *reply = r;
 	outstanding--;
 	quiet_ns = now_ns();
+	struct lookup *wrong = privdata && privdata != &write_tag && reply &&
+				       reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "WRONGTYPE", 9) == 0
+			       ? privdata
+			       : NULL;
+	if (wrong) {
+		/* a key of another type: that key's loss, not the cache's */
+		drop_bad(wrong, "a key of another type than a string");
+		if (!wrong->claiming)
+			claim(wrong);
+		else
+			answer(wrong, CACHE_MISS, NULL);
+		return;
+	}
 	if (reply && reply->type == REDIS_REPLY_ERROR)
 		fail("the server said: %s", reply->str);
 	if (privdata == &write_tag) {
@@ -546,21 +502,25 @@ bool redis_enabled(void)
 	return up;
 }
 
-enum cache_result redis_lookup(uint64_t seq, const struct grid *puzzle)
+void redis_lookup(uint64_t seq, const struct grid *puzzle)
 {
+	inside++;
 	struct lookup *lk = xcalloc(1, sizeof *lk);
 	lk->seq = seq;
-	memcpy(&lk->puzzle, puzzle, offsetof(struct grid, cell) + (size_t)puzzle->cells);
+	lk->puzzle = *puzzle;
 	key_of(puzzle, lk->hex);
-	char vkey[64];
+	char vkey[64], last[24];
 	snprintf(vkey, sizeof vkey, PREFIX "%s", lk->hex);
-	const char *argv[] = {"GET", vkey};
-	if (!send_argv(lk, 2, argv, NULL)) {
+	snprintf(last, sizeof last, "%zu", cache_value_max());
+	const char *argv[] = {"GETRANGE", vkey, "0", last};
+	if (opt.count) {
+		claim(lk); /* no entry answers a count */
+	} else if (!send_argv(lk, 4, argv, NULL)) {
 		free(lk);
 		stats_cache_add(CC_MISSES, 1);
-		return CACHE_MISS;
+		store_reply_later(seq, CACHE_MISS, NULL, NULL);
 	}
-	return CACHE_PENDING;
+	inside--;
 }
 
 void redis_put(const struct grid *puzzle, const struct cache_entry *e)
@@ -576,14 +536,9 @@ void redis_put(const struct grid *puzzle, const struct cache_entry *e)
 	snprintf(key, sizeof key, PREFIX "%s", hex);
 	const char *argv[] = {"SET", key, (const char *)buf};
 	const size_t lens[] = {3, strlen(key), len};
+	inside++;
 	send_argv(&write_tag, 3, argv, lens);
-}
-
-void redis_drop(const struct grid *puzzle)
-{
-	char hex[GRID_HASH_HEX];
-	key_of(puzzle, hex);
-	drop_hex(hex);
+	inside--;
 }
 
 void redis_race_ended(const struct grid *puzzle)
@@ -594,7 +549,9 @@ void redis_race_ended(const struct grid *puzzle)
 	key_of(puzzle, hex);
 	snprintf(ckey, sizeof ckey, PREFIX "claim:%s", hex);
 	const char *argv[] = {"EVAL", release_script, "1", ckey, owner};
+	inside++;
 	send_argv(NULL, 5, argv, NULL);
+	inside--;
 }
 
 void redis_finish(void)
@@ -633,103 +590,6 @@ void redis_stats(FILE *f)
 	fprintf(f, "%s: cache: %s: %ld puzzles claimed (%ld from racers gone), %ld waited for a claim%s%s\n",
 		PROGRAM, where, rs.claimed, rs.taken_over, rs.waited, failed ? "; given up: " : "",
 		failed ? fail_why : "");
-}
-
-/* --- sudoku-race cache stats|clear on a redis:// cache (blocking: no loop) --- */
-
-static redisContext *command_connect(const char *url)
-{
-	char host[256], err[256];
-	int port, db;
-	if (redis_url_parse(url, host, sizeof host, &port, &db, err, sizeof err) < 0) {
-		fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, url, err);
-		return NULL;
-	}
-	struct timeval tv = {2, 0};
-	redisContext *c = redisConnectWithTimeout(host, port, tv);
-	if (!c || c->err) {
-		fprintf(stderr, "%s: cache: %s: cannot connect: %s\n", PROGRAM, url, c ? c->errstr : "out of memory");
-		if (c)
-			redisFree(c);
-		return NULL;
-	}
-	redisSetTimeout(c, tv);
-	if (db) {
-		redisReply *r = redisCommand(c, "SELECT %d", db);
-		bool ok = r && r->type == REDIS_REPLY_STATUS;
-		if (!ok)
-			fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, url, r ? r->str : c->errstr);
-		freeReplyObject(r);
-		if (!ok) {
-			redisFree(c);
-			return NULL;
-		}
-	}
-	return c;
-}
-
-/* Every key of ours, a SCAN batch at a time: entries, claims, racers
- * running; clear deletes them. */
-static int scan_keys(redisContext *c, const char *url, bool clear, long *entries, long *claims,
-		     long *alive)
-{
-	char cursor[32] = "0";
-	do {
-		redisReply *r = redisCommand(c, "SCAN %s MATCH %s* COUNT 1000", cursor, PREFIX);
-		if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
-			fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, url,
-				r && r->type == REDIS_REPLY_ERROR ? r->str : c->errstr);
-			freeReplyObject(r);
-			return -1;
-		}
-		snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
-		const redisReply *keys = r->element[1];
-		for (size_t i = 0; i < keys->elements; i++) {
-			const char *k = keys->element[i]->str + strlen(PREFIX);
-			if (strncmp(k, "claim:", 6) == 0)
-				(*claims)++;
-			else if (strncmp(k, "alive:", 6) == 0)
-				(*alive)++;
-			else
-				(*entries)++;
-			if (clear) {
-				redisReply *d = redisCommand(c, "DEL %b", keys->element[i]->str,
-							     keys->element[i]->len);
-				freeReplyObject(d);
-			}
-		}
-		freeReplyObject(r);
-	} while (strcmp(cursor, "0") != 0);
-	return 0;
-}
-
-int redis_command(const char *url, int argc, char **argv)
-{
-	const char *sub = argc > 1 ? argv[1] : "";
-	bool stats = strcmp(sub, "stats") == 0, clear = strcmp(sub, "clear") == 0;
-	if (!stats && !clear) {
-		fprintf(stderr, "%s: cache: %s: only 'cache stats' and 'cache clear' take a redis:// cache\n",
-			PROGRAM, url);
-		return 2;
-	}
-	if (argc > 2) {
-		fprintf(stderr, "%s: usage: %s --cache URL cache stats|clear\n", PROGRAM, PROGRAM);
-		return 2;
-	}
-	redisContext *c = command_connect(url);
-	if (!c)
-		return 2;
-	long entries = 0, claims = 0, alive = 0;
-	int rc = scan_keys(c, url, clear, &entries, &claims, &alive);
-	redisFree(c);
-	if (rc < 0)
-		return 2;
-	if (clear)
-		printf("cache: %s: %ld entries cleared\n", url, entries);
-	else
-		printf("cache: %s\nentries: %ld\nclaims: %ld (racers running: %ld)\n", url, entries, claims,
-		       alive);
-	return 0;
 }
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "racer/cache_redis.h"
 #include "racer/options.h"
 #include "racer/store.h"
 #include "racer/util.h"

@@ -22,6 +22,7 @@ static bool stopped;
 /* taken back from a held process: raced first, oldest first */
 static struct puzzle *again_head, *again_tail;
 static uint64_t nagain;
+static uint64_t nlookups;     /* puzzles whose look-up is on its way */
 
 void queue_init(uint64_t slots, uint64_t ahead, void (*wake_fn)(void))
 {
@@ -38,7 +39,9 @@ void queue_set_read_ahead(uint64_t n)
 
 uint64_t queue_room(void)
 {
-	uint64_t waiting = ring.next - dispatch_seq, free = ring_room(&ring);
+	/* a look-up on its way counts as waiting: the dispatch passes it by,
+	 * and the input would run ahead by the whole ring */
+	uint64_t waiting = ring.next - dispatch_seq + nlookups, free = ring_room(&ring);
 	uint64_t ahead = waiting < read_ahead ? read_ahead - waiting : 0;
 	return free < ahead ? free : ahead;
 }
@@ -62,6 +65,7 @@ void queue_add(enum stream_event ev, const char *input_name)
 	 * the cache says there is no solution) */
 	if (store_enabled()) {
 		puzzle_enter(pz, PZ_LOOKUP);
+		nlookups++;
 		store_lookup(seq, &pz->item.grid);
 		return;
 	}
@@ -129,6 +133,7 @@ void queue_cached(void *owner, uint64_t seq, enum cache_result r, const struct c
 	struct puzzle *pz = ring_at(&ring, seq);
 	if (!pz || pz->state != PZ_LOOKUP || stopped)
 		return;
+	nlookups--;
 	if (!take_cached(pz, r, e, bad)) {
 		puzzle_enter(pz, PZ_WAITING);
 		/* raced in input order, or first when the order has passed it */

@@ -5,6 +5,7 @@
 #define RACER_RACER_H
 
 #include "protocol/message.h"
+#include "racer/cache_value.h"
 #include "racer/options.h"
 #include "racer/spawn.h"
 #include "racer/stats.h"

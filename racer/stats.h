@@ -29,7 +29,9 @@ enum spec_counter {
 	SC_N
 };
 
-enum cache_counter { CC_HITS, CC_MISSES, CC_BAD, CC_WRITTEN, CC_EVICTED, CC_N };
+/* CC_DROPPED: writes let go because the store's writer fell behind (its
+ * queue is bounded) */
+enum cache_counter { CC_HITS, CC_MISSES, CC_BAD, CC_WRITTEN, CC_EVICTED, CC_DROPPED, CC_N };
 
 void stats_init(int nspecs);
 void stats_free(void);

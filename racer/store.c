@@ -1,39 +1,148 @@
 /* The cache's one interface (store.h): each call goes to the Redis cache
  * when --cache (or SUDOKU_RACE_CACHE) named a redis:// URL and it is up,
- * else to the LMDB store. */
+ * else to the LMDB store. The answers to look-ups go to the function
+ * store_open was given, always from the event loop. */
 #include "config.h"
 
+#include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "racer/racer.h"
+#include <event2/event.h>
 
-struct event_base *base;
+#include "racer.h"
+#include "racer/cache.h"
+#include "racer/cache_redis.h"
+#include "racer/store.h"
+
 static bool use_redis;
 static store_reply_fn reply_fn;
 static void *reply_owner;
 
-/* LMDB's answers of a batch, handed over at its end */
-struct answer {
+/* Answers that wait for the loop's next turn. */
+struct later {
 	uint64_t seq;
 	enum cache_result r;
-	char bad[GRID_ERR_MAX + 64];
+	struct cache_entry *e;
+	char *bad;
 };
-static struct answer *answers;
-static struct cache_entry *entries;
-static size_t nanswers, capanswers;
+static struct later *later;
+static size_t nlater, caplater;
+static struct event *later_ev;
+
+/* --- where the cache lives --- */
+
+const char *cache_default_dir(void)
+{
+	static char dir[4096];
+	const char *xdg = getenv("XDG_CACHE_HOME");
+	/* the XDG spec: a relative path is to be ignored */
+	if (xdg && xdg[0] == '/') {
+		snprintf(dir, sizeof dir, "%s/sudoku-race", xdg);
+		return dir;
+	}
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/') {
+		struct passwd *pw = getpwuid(getuid());
+		home = pw ? pw->pw_dir : NULL;
+	}
+	if (!home || !home[0])
+		return NULL;
+	snprintf(dir, sizeof dir, "%s/.cache/sudoku-race", home);
+	return dir;
+}
+
+int cache_parse_size(const char *s, size_t *bytes)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !(v >= 0))
+		return -1;
+	double unit = 1;
+	if (*end) {
+		const char *units = "KMGT";
+		const char *u = strchr(units, end[0] & ~0x20);
+		if (!u || !*u || (end[1] && strcmp(end + 1, "iB") != 0 && strcmp(end + 1, "B") != 0))
+			return -1;
+		for (const char *p = units; p <= u; p++)
+			unit *= 1024;
+	}
+	v *= unit;
+	if (v < CACHE_SIZE_MIN || v > 1e15)
+		return -1;
+	*bytes = (size_t)v;
+	return 0;
+}
 
 bool store_is_url(const char *where)
 {
 	return where && strncmp(where, "redis://", 8) == 0;
 }
 
+void store_reply(uint64_t seq, enum cache_result r, const struct cache_entry *e, const char *bad)
+{
+	if (reply_fn)
+		reply_fn(reply_owner, seq, r, e, bad);
+}
+
+static void answer_later_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	/* answers may come while these go out: taken as a whole first */
+	struct later *v = later;
+	size_t n = nlater;
+	later = NULL;
+	nlater = caplater = 0;
+	for (size_t i = 0; i < n; i++) {
+		store_reply(v[i].seq, v[i].r, v[i].e, v[i].bad);
+		free(v[i].e);
+		free(v[i].bad);
+	}
+	free(v);
+}
+
+void store_reply_later(uint64_t seq, enum cache_result r, const struct cache_entry *e, const char *bad)
+{
+	if (nlater == caplater) {
+		caplater = caplater ? 2 * caplater : 64;
+		later = realloc(later, caplater * sizeof *later);
+		if (!later)
+			die("out of memory");
+	}
+	struct later *l = &later[nlater++];
+	l->seq = seq;
+	l->r = r;
+	l->e = NULL;
+	l->bad = NULL;
+	if (e) {
+		l->e = xmalloc(sizeof *l->e);
+		*l->e = *e;
+	}
+	if (bad) {
+		l->bad = strdup(bad);
+		if (!l->bad)
+			die("out of memory");
+	}
+	if (!later_ev) {
+		later_ev = event_new(base, -1, 0, answer_later_cb, NULL);
+		if (!later_ev)
+			die("out of memory");
+	}
+	if (nlater == 1)
+		event_active(later_ev, EV_TIMEOUT, 0);
+}
+
+/* The loop the stores answer in (NULL: a `cache` command, no loop). */
+struct event_base *base;
+
 void store_open(struct event_base *loop, store_reply_fn fn, void *owner)
 {
 	base = loop;
 	reply_fn = fn;
 	reply_owner = owner;
-	redis_set_reply(fn, owner);
 	if (opt.no_cache)
 		return;
 	char err[512];
@@ -60,41 +169,21 @@ bool store_enabled(void)
 void store_batch_begin(void)
 {
 	if (!use_redis)
-		cache_read_begin();
+		cache_batch_begin();
 }
 
 void store_batch_end(void)
 {
-	if (use_redis)
-		return;
-	cache_read_end();
-	size_t n = nanswers;
-	nanswers = 0;
-	for (size_t i = 0; i < n; i++)
-		reply_fn(reply_owner, answers[i].seq, answers[i].r, &entries[i], answers[i].bad[0] ? answers[i].bad : NULL);
+	if (!use_redis)
+		cache_batch_end();
 }
 
 void store_lookup(uint64_t seq, const struct grid *puzzle)
 {
-	if (use_redis) {
-		if (redis_lookup(seq, puzzle) != CACHE_PENDING)
-			reply_fn(reply_owner, seq, CACHE_MISS, NULL, NULL);
-		return;
-	}
-	if (nanswers == capanswers) {
-		capanswers = capanswers ? 2 * capanswers : 64;
-		answers = xrealloc(answers, capanswers * sizeof *answers);
-		entries = xrealloc(entries, capanswers * sizeof *entries);
-	}
-	struct answer *a = &answers[nanswers];
-	a->seq = seq;
-	a->bad[0] = '\0';
-	a->r = cache_get(puzzle, &entries[nanswers], a->bad, sizeof a->bad);
-	if (a->r == CACHE_BAD)
-		cache_delete(puzzle);
+	if (use_redis)
+		redis_lookup(seq, puzzle);
 	else
-		a->bad[0] = '\0';
-	nanswers++;
+		cache_lookup(seq, puzzle);
 }
 
 void store_put(const struct grid *puzzle, const struct cache_entry *e)
@@ -123,26 +212,33 @@ void store_finish(void)
 	if (use_redis)
 		redis_finish();
 	else
-		cache_flush();
+		cache_finish();
 }
 
 void store_close(void)
 {
-	free(answers);
-	free(entries);
-	answers = NULL;
-	entries = NULL;
-	nanswers = capanswers = 0;
 	if (use_redis)
 		redis_close();
 	else
 		cache_close();
+	for (size_t i = 0; i < nlater; i++) {
+		free(later[i].e);
+		free(later[i].bad);
+	}
+	free(later);
+	later = NULL;
+	nlater = caplater = 0;
+	if (later_ev)
+		event_free(later_ev);
+	later_ev = NULL;
 }
 
 void store_stats(FILE *f)
 {
 	if (use_redis)
 		redis_stats(f);
+	else
+		cache_stats(f);
 }
 
 int store_command(int argc, char **argv)

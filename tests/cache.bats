@@ -13,6 +13,16 @@ setup() {
 	C="$XDG_CACHE_HOME/sudoku-race"
 }
 
+# A test that mounts a file system of its own (MNT) has it unmounted.
+teardown() {
+	if [ -n "${MNT:-}" ]; then
+		umount "$MNT" 2>/dev/null || umount -l "$MNT" 2>/dev/null || true
+		MNT=
+	fi
+	end_session
+	assert_no_leftovers
+}
+
 stat_line() { # the "cache:" line of --stats, from stderr
 	grep 'sudoku-race: cache: [0-9]* hits' <<<"$stderr"
 }
@@ -427,4 +437,110 @@ garble() {
 	run sudoku-race --trust "$DATA/easy9.txt"
 	assert_failure 2
 	assert_output --partial "--trust goes with cache import only"
+}
+
+# --- a store that must survive its machine (issue 29) ---
+
+# small_fs SIZE: a tmpfs of SIZE of this test's own at $T/fs (MNT), or the
+# test is skipped (mounting needs root, as CI has it)
+small_fs() {
+	mkdir -p "$T/fs"
+	mount -t tmpfs -o "size=$1" tmpfs "$T/fs" 2>/dev/null ||
+		skip "cannot mount a tmpfs here (needs root): $(id -un)"
+	MNT=$T/fs
+}
+
+fill_fs() { # the rest of $T/fs taken
+	dd if=/dev/zero of="$T/fs/fill" bs=4k status=none 2>/dev/null || true
+}
+
+@test "a full disk: no crash, the answers right, one warning that names it" {
+	small_fs 1m
+	fill_fs
+	# a new store: LMDB's lock file cannot be had (it was a SIGBUS)
+	run --separate-stderr sudoku-race --cache "$T/fs/c" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$stderr" "sudoku-race: cache: $T/fs/c: No space left on device; going on without the cache"
+	# a store made before the disk filled: its answers are hits, new
+	# ones cannot be written
+	rm -rf "$T/fs/c" "$T/fs/fill"
+	sudoku-race --cache "$T/fs/c" "$DATA/easy9.txt" >/dev/null
+	fill_fs
+	grep -v '^#' "$top_srcdir/puzzles/acs-16x16-45.txt" | cat "$DATA/easy9.txt" - >"$T/more"
+	run --separate-stderr sudoku-race --stats --cache "$T/fs/c" "$T/more"
+	assert_success
+	run verify "$T/more" <(echo "$output")
+	assert_success
+	[[ $stderr == *"sudoku-race: cache: cannot write: No space left on device; going on without the cache"* ]]
+	assert_equal "$(grep -c 'going on without the cache' <<<"$stderr")" 1
+	[[ $(stat_line) == "sudoku-race: cache: 3 hits, "* ]]
+}
+
+@test "the map fits the address space there is (ulimit -v): the cache is kept" {
+	skip_if_wrapped "limits the racer's address space"
+	(ulimit -v 1000000 && sudoku-race --no-cache --version) >/dev/null 2>&1 ||
+		skip "this build does not run in 1 GB of address space (a sanitizer's)"
+	for limit in 2000000 1000000; do
+		rm -rf "$C"
+		run --separate-stderr bash -c "ulimit -v $limit && sudoku-race --stats '$DATA/easy9.txt'"
+		assert_success
+		assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 3 misses, 0 bad entries dropped, 3 written"
+		run --separate-stderr bash -c "ulimit -v $limit && sudoku-race --stats '$DATA/easy9.txt'"
+		assert_equal "$(stat_line)" "sudoku-race: cache: 3 hits, 0 misses, 0 bad entries dropped, 0 written"
+		refute [ -n "$(grep 'going on without' <<<"$stderr")" ]
+		# the limit the store keeps is not the map this run had
+		run bash -c "ulimit -v $limit && sudoku-race cache stats"
+		assert_line --partial "at most 1073741824 (--cache-size)"
+	done
+}
+
+@test "cache stats and export on read-only media" {
+	sudoku-race --workers cp "$DATA/easy9.txt" >/dev/null
+	sudoku-race cache export >"$T/exported"
+	if mkdir -p "$T/fs" && mount -t tmpfs -o size=4m tmpfs "$T/fs" 2>/dev/null; then
+		MNT=$T/fs
+		cp -r "$C" "$T/fs/c"
+		mount -o remount,ro "$T/fs"
+		C=$T/fs/c
+	elif [ "$(id -u)" -ne 0 ]; then
+		chmod 0500 "$C" && chmod 0400 "$C"/*
+	else
+		skip "neither a read-only mount nor a directory root cannot write"
+	fi
+	run --separate-stderr sudoku-race --cache "$C" cache stats
+	assert_success
+	assert_line --partial "entries: 3 (3 solved"
+	run --separate-stderr sudoku-race --cache "$C" cache export
+	assert_success
+	assert_equal "$output" "$(cat "$T/exported")"
+	assert_equal "$stderr" ""
+}
+
+@test "a writer that falls behind: the racer waits for it, keeps every answer, its memory flat" {
+	skip_if_wrapped "stops the racer's writer process by its pid"
+	"$GENERATE" --box=3 --keep=0.6 --count=100000 --seed=11 | grep -v '^#' >"$T/p"
+	sudoku-race --stats --workers cp "$T/p" >"$T/out" 2>"$T/err" &
+	local racer=$! writer="" i hwm
+	for i in $(seq 1 200); do
+		writer=$(ps -e -o pid=,ppid=,comm= |
+			awk -v racer="$racer" '$2 == racer && $3 == "sudoku-cache-wr" { print $1; exit }')
+		[ -n "$writer" ] && break
+		sleep 0.01
+	done
+	[ -n "$writer" ]
+	kill -STOP "$writer"
+	sleep 1.5
+	hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$racer/status")
+	kill -CONT "$writer"
+	wait "$racer"
+	assert_equal "$(wc -l <"$T/out")" 100000
+	stderr=$(cat "$T/err")
+	assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 100000 misses, 0 bad entries dropped, 100000 written"
+	grep -q "sudoku-race: cache: the racer waited [0-9]* ms for the store's writer to catch up" "$T/err"
+	# a sanitizer's own memory is not the racer's
+	if ! ldd "$(type -P sudoku-race)" | grep -q -e libasan -e libtsan; then
+		echo "the racer's peak: $hwm kB"
+		[ "$hwm" -lt 65536 ]
+	fi
 }

@@ -354,3 +354,95 @@ claims: 0 (racers running: 0)"
 	run --separate-stderr recipe -- --json
 	[[ ${lines[10]} == '{"line":11,'*'"cache":true'* ]]
 }
+
+# --- what a shared cache may and may not say (issue 29) ---
+
+# forge KEY LUA: the entry under KEY rewritten by a Lua expression of v,
+# its value
+forge() {
+	rcli eval "local v = redis.call('GET', KEYS[1]) redis.call('SET', KEYS[1], $2)" 1 "$1" >/dev/null
+}
+
+@test "an unsat from the server is not taken on its word: the puzzle is raced" {
+	head -n 1 "$DATA/easy9.txt" >"$T/p"
+	sudoku-race --cache "$U" "$T/p" >/dev/null
+	K=$(entry_keys)
+	# verdict unsat, provers "x,y": the header and the puzzle, no solution
+	forge "$K" "v:sub(1, 1) .. '\\2' .. v:sub(3, 48) .. 'x,y' .. v:sub(52, 96 + 81)"
+	[ "$(rcli strlen "$K")" -eq 177 ]
+	run --separate-stderr sudoku-race --cache "$U" --json --stats "$T/p"
+	assert_success
+	[[ $output == *'"status":"solved"'*'"cache":false'* ]]
+	assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 1 misses, 0 bad entries dropped, 1 written"
+	# the puzzle's own verdict replaced it
+	run --separate-stderr sudoku-race --cache "$U" --json "$T/p"
+	[[ $output == *'"status":"solved"'*'"cache":true'* ]]
+}
+
+@test "a uniqueness from the server is not taken on its word: --count counts" {
+	printf '%081d\n' 0 | tr 0 . >"$T/empty"
+	run --separate-stderr sudoku-race --cache "$U" --count --workers cp,dlx "$T/empty"
+	assert_output "# multiple solutions: at least 2"
+	K=$(entry_keys)
+	forge "$K" "v:sub(1, 2) .. '\\1' .. v:sub(4)" # "unique"
+	run --separate-stderr sudoku-race --cache "$U" --count --workers cp,dlx "$T/empty"
+	assert_failure 1
+	assert_output "# multiple solutions: at least 2"
+	# without --count its solution is a hit, verified, its uniqueness not known
+	forge "$K" "v:sub(1, 2) .. '\\1' .. v:sub(4)"
+	run --separate-stderr sudoku-race --cache "$U" --json "$T/empty"
+	assert_success
+	[[ $output == *'"unique":null'*'"cache":true'* ]]
+}
+
+@test "another puzzle's entry under a puzzle's key (a replay) is refused" {
+	head -n 2 "$DATA/easy9.txt" >"$T/p"
+	sudoku-race --cache "$U" "$T/p" >/dev/null
+	keys=($(entry_keys))
+	# the first key's value under the second key too
+	rcli eval "redis.call('SET', KEYS[2], redis.call('GET', KEYS[1]))" 2 "${keys[0]}" "${keys[1]}" >/dev/null
+	run --separate-stderr sudoku-race --cache "$U" --stats "$T/p"
+	assert_success
+	assert_equal "$output" "$(head -n 2 "$DATA/easy9.solutions")"
+	[[ $stderr == *"(it is the entry of another puzzle): dropped, the puzzle is raced"* ]]
+	assert_equal "$(stat_line)" "sudoku-race: cache: 1 hits, 0 misses, 1 bad entries dropped, 1 written"
+}
+
+@test "a key of another type costs that key alone, not the cache" {
+	sudoku-race --cache "$U" "$DATA/easy9.txt" >/dev/null
+	keys=($(entry_keys))
+	rcli del "${keys[0]}" >/dev/null
+	rcli hset "${keys[0]}" not an-entry >/dev/null
+	# a claim of another type, too
+	rcli del "${keys[1]}" >/dev/null
+	rcli hset "sudoku-race:claim:${keys[1]#sudoku-race:}" not a-claim >/dev/null
+	run --separate-stderr sudoku-race --cache "$U" --stats "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	refute [ -n "$(grep 'going on without the cache' <<<"$stderr")" ]
+	[[ $stderr == *"(a key of another type than a string): dropped, the puzzle is raced"* ]]
+	assert_equal "$(stat_line)" "sudoku-race: cache: 1 hits, 1 misses, 1 bad entries dropped, 2 written"
+	assert_equal "$(rcli type "${keys[0]}")" string
+	run --separate-stderr sudoku-race --cache "$U" --stats "$DATA/easy9.txt"
+	assert_equal "$(stat_line)" "sudoku-race: cache: 3 hits, 0 misses, 0 bad entries dropped, 0 written"
+}
+
+@test "a huge value is refused as bad, never loaded whole" {
+	head -n 1 "$DATA/easy9.txt" >"$T/p"
+	sudoku-race --cache "$U" "$T/p" >/dev/null
+	K=$(entry_keys)
+	rcli setrange "$K" $((64 << 20)) x >/dev/null # 64 MB
+	started_on_fifo --stats
+	cat "$T/p" >&7
+	answers_at_least 1
+	hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$pid/status")
+	exec 7>&-
+	wait "$pid"
+	assert_equal "$(cat "$T/out")" "$(head -n 1 "$DATA/easy9.solutions")"
+	grep -q "(a value over 8288 bytes): dropped, the puzzle is raced" "$T/err"
+	assert_equal "$(rcli strlen "$K")" "$(( 96 + 2 * 81 ))"
+	if [ -z "${SUDOKU_RACE_WRAP:-}" ] && ! ldd "$(type -P sudoku-race)" | grep -q libasan; then
+		echo "the racer's peak: $hwm kB"
+		[ "$hwm" -lt 32768 ]
+	fi
+}

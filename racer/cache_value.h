@@ -1,0 +1,100 @@
+/* The cache's value codec: one entry (a puzzle's verdict, its solution, who
+ * found it) as the bytes both stores keep, the LMDB store (cache.c) and the
+ * Redis cache (cache_redis.c), and the check of a stored value against the
+ * puzzle asked. No I/O here: the stores and the tests call it.
+ *
+ * A key is the 16 bytes of the puzzle's XXH3-128 (protocol/hash.c), high
+ * half first. A value:
+ *   byte 0      format: 2 (1, as sudoku-race 0.1 wrote it, is still read)
+ *   byte 1      verdict: 1 solved, 2 unsat
+ *   byte 2      uniqueness: 0 unknown, 1 unique, 2 several solutions
+ *   byte 3      box size n
+ *   bytes 4-7   the winner's time in microseconds, little-endian
+ *   bytes 8-23  the winner's name, NUL-padded
+ *   bytes 24-39 the racer's version, NUL-padded
+ *   format 2 only:
+ *   bytes 40-47 when it was written: the LMDB store's tick, little-endian
+ *               (its last use is in the store's "uses" database)
+ *   bytes 48-95 who proved an unsat or count verdict: worker names,
+ *               comma-separated, NUL-padded (empty: not recorded)
+ *   then the puzzle's cells (one byte each, 0 blank), then for a solved
+ *   puzzle the solution's cells.
+ * The puzzle is kept so that a hit can be checked against the puzzle asked
+ * (a tampered entry, a hash collision, another puzzle's value replayed under
+ * this key) and so that `cache export` can write it out. */
+#ifndef RACER_CACHE_VALUE_H
+#define RACER_CACHE_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "protocol/grid.h"
+#include "racer/outcome.h"
+
+/* Worker names that proved an unsat or count verdict, comma-separated:
+ * at most CACHE_PROVERS_MAX - 1 characters. */
+#define CACHE_PROVERS_MAX 48
+#define CACHE_KEY_LEN 16
+/* The value's format, and where its parts are (above). */
+#define CACHE_FORMAT 2
+#define CACHE_HEADER_V1 40
+#define CACHE_HEADER 96
+#define CACHE_TICK_AT 40
+
+struct cache_entry {
+	enum verdict verdict;  /* V_SOLVED (with uniqueness) or V_UNSAT */
+	enum uniqueness uniq;
+	double ms;
+	char winner[17];
+	char version[17];
+	/* who proved the unsat verdict or the uniqueness (e.g. "cp,sat");
+	 * "" when not recorded (entries of format 1 never record it) */
+	char provers[CACHE_PROVERS_MAX];
+	struct grid solution;  /* V_SOLVED */
+};
+
+/* What a look-up found: an entry verified against the puzzle, nothing (or
+ * a value of a newer racer's format), or a bad value (dropped). */
+enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD };
+
+/* The puzzle's key. */
+void cache_key(const struct grid *puzzle, uint8_t key[CACHE_KEY_LEN]);
+/* The longest value there is (a 64x64 grid, solved); no store takes a
+ * longer one. */
+size_t cache_value_max(void);
+/* The value's length for this entry. */
+size_t cache_value_len(const struct grid *puzzle, const struct cache_entry *e);
+/* Writes the value; its length, or 0 when bufsz is too small. */
+size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint8_t *buf,
+		    size_t bufsz);
+/* 1: ok (puzzle, when not NULL, and e filled); 0: a format from a newer
+ * racer (not ours to judge); -1: bad, why says how. */
+int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache_entry *e,
+		 char *why, size_t whysz);
+/* A value read for puzzle: a hit (decoded into e, its puzzle the one asked
+ * and its solution verified), a miss (a newer racer's format), or bad (why
+ * says why). */
+enum cache_result cache_check(const struct grid *puzzle, const void *data, size_t len,
+			      struct cache_entry *e, char *why, size_t whysz);
+/* Whether a stored value should stay rather than a fresh one for the same
+ * key: it knows at least as much. A verified solution beats an unsat
+ * claim; knowing uniqueness beats not knowing; a verdict with its provers
+ * beats one without. Another puzzle's value, or an unreadable one, goes. */
+bool cache_keep_stored(const void *stored, size_t stored_len, const void *fresh, size_t fresh_len);
+
+static inline uint64_t cache_le64(const uint8_t *b)
+{
+	uint64_t v = 0;
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | b[i];
+	return v;
+}
+
+static inline void cache_put_le64(uint8_t *b, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+}
+
+#endif

@@ -1,0 +1,464 @@
+/* The LMDB store's writer (cache_lmdb.h): in a helper process of its own,
+ * it takes the racer's writes (entries, their uses, the bad entries to
+ * drop) and commits them in batches, one transaction each: at BATCH
+ * queued, BATCH_MS after the first, when asked (a flush), and at the end.
+ *
+ * Its queue is bounded (OPS_MAX operations, ARENA_MAX bytes of values):
+ * when full it commits before it reads on, and the racer's own queue of
+ * what it sends here is bounded too (cache.c waits for it). The keys are
+ * hashes, so a batch's entries land on leaves all over the tree, and every
+ * leaf an entry lands on is written again: the larger the batch, the more
+ * entries a leaf written takes. So a batch is sorted by key and written in
+ * transactions of CHUNK consecutive keys: each takes its own stretch of
+ * leaves, as many as one transaction of the whole batch would, while
+ * LMDB's copies of the pages a transaction changes (held in memory until
+ * it commits) stay a chunk's. (A chunk is a whole batch as the sizes are:
+ * a cold run of 200,000 easy puzzles took 5.1 s with chunks of 16384, 3.5
+ * s with 32768, the writer's memory at most some 60 MB.) LMDB writing into a damaged file can
+ * overrun its own buffers (glibc then aborts on a corrupt heap): here that
+ * costs this process.
+ *
+ * Size: LMDB writes copies of the pages a transaction changes, so the
+ * entries leave room for two transactions' copies (reserve_pages): from a
+ * third of the map for a small one to a few percent of the default 1 GiB.
+ * The least recently used entries are evicted when the entries leave less
+ * (apply). */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "racer/cache_lmdb.h"
+
+#define BATCH 1024
+#define BATCH_MS 250
+#define OPS_MAX 32768
+#define ARENA_MAX ((size_t)16 << 20)
+#define CHUNK 32768
+
+enum op { OP_PUT, OP_DELETE, OP_TOUCH };
+struct pending {
+	enum op op;
+	uint32_t seq;   /* its place in the order they came */
+	uint8_t key[CACHE_KEY_LEN];
+	size_t at, len; /* OP_PUT: the value, in the arena */
+};
+
+static struct lmdb_store s;
+static struct pending *ops;
+static size_t nops;
+static uint8_t *arena;
+static size_t arena_len;
+static uint64_t first_ns; /* when the oldest queued operation came */
+/* a commit's first tick: an operation's is this and its place in the
+ * order they came (the queue is written in key order, in chunks) */
+static uint64_t commit_base;
+static bool commit_based;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void queue(enum op op, const uint8_t *key, const uint8_t *value, size_t len)
+{
+	if (!nops)
+		first_ns = mono_ns();
+	struct pending *p = &ops[nops];
+	p->seq = (uint32_t)nops++;
+	p->op = op;
+	memcpy(p->key, key, CACHE_KEY_LEN);
+	p->at = arena_len;
+	p->len = len;
+	if (len)
+		memcpy(arena + arena_len, value, len);
+	arena_len += len;
+}
+
+/* Pages the three databases hold (and the two meta pages): what is in use.
+ * The rest of the file is free pages. */
+static size_t used_pages(MDB_txn *txn)
+{
+	size_t used = 2;
+	MDB_dbi dbs[] = {0 /* LMDB's free list */, s.dbi, s.uses_dbi};
+	for (size_t i = 0; i < sizeof dbs / sizeof dbs[0]; i++) {
+		MDB_stat st;
+		if (mdb_stat(txn, dbs[i], &st) == 0)
+			used += st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages;
+	}
+	return used;
+}
+
+static int cmp_tick(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Deletes the least recently used entries until pages in use are at most
+ * target: in rounds, each the oldest share of the entries that the pages
+ * over target are of all (the ticks read, sorted, and the entries at or
+ * below the share's last tick deleted). */
+static int evict(MDB_txn *txn, size_t target, long *evicted)
+{
+	int rc = 0;
+	size_t used;
+	while (rc == 0 && (used = used_pages(txn)) > target) {
+		MDB_stat st;
+		rc = mdb_stat(txn, s.uses_dbi, &st);
+		if (rc != 0 || st.ms_entries == 0)
+			break;
+		size_t count = st.ms_entries, n = count * (used - target) / used;
+		n = n ? n : 1;
+		uint64_t *ticks = malloc(count * sizeof *ticks);
+		if (!ticks)
+			return ENOMEM;
+		MDB_cursor *cur;
+		rc = mdb_cursor_open(txn, s.uses_dbi, &cur);
+		if (rc != 0) {
+			free(ticks);
+			break;
+		}
+		MDB_val k, v;
+		size_t got = 0;
+		while (rc == 0 && got < count && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0)
+			ticks[got++] = v.mv_size == 8 ? cache_le64(v.mv_data) : 0;
+		if (rc == MDB_NOTFOUND)
+			rc = 0;
+		qsort(ticks, got, sizeof *ticks, cmp_tick);
+		uint64_t last = got ? ticks[(n < got ? n : got) - 1] : 0;
+		free(ticks);
+		size_t deleted = 0;
+		for (int op = MDB_FIRST; rc == 0 && deleted < n; op = MDB_NEXT) {
+			rc = mdb_cursor_get(cur, &k, &v, (MDB_cursor_op)op);
+			if (rc != 0)
+				break;
+			if ((v.mv_size == 8 ? cache_le64(v.mv_data) : 0) > last)
+				continue;
+			uint8_t key[CACHE_KEY_LEN] = {0};
+			if (k.mv_size == CACHE_KEY_LEN)
+				memcpy(key, k.mv_data, CACHE_KEY_LEN);
+			MDB_val mk = {sizeof key, key};
+			/* (MDB_NEXT after a delete gives the entry that followed) */
+			rc = mdb_cursor_del(cur, 0);
+			if (rc == 0 && k.mv_size == CACHE_KEY_LEN)
+				rc = mdb_del(txn, s.dbi, &mk, NULL);
+			if (rc == MDB_NOTFOUND)
+				rc = 0;
+			deleted++;
+			(*evicted)++;
+		}
+		if (rc == MDB_NOTFOUND)
+			rc = 0;
+		mdb_cursor_close(cur);
+		if (deleted == 0)
+			break;
+	}
+	return rc;
+}
+
+struct write {
+	size_t from, n;   /* the pending operations to write */
+	long written, evicted;
+	bool evict_only;
+	int rc;
+};
+
+/* Room the entries leave in the map for LMDB's copies: a transaction
+ * writes a new copy of every page it changes, and the pages the one before
+ * freed are reused only after it. Each of the two changes at most a path
+ * and an entry's overflow pages per entry written, or all the pages there
+ * are: at most two thirds of the map. */
+static size_t reserve_pages(MDB_txn *txn, const struct write *w)
+{
+	MDB_stat st;
+	if (mdb_stat(txn, s.dbi, &st) != 0)
+		return s.cap_pages * 2 / 3;
+	size_t overflow = 0;
+	for (size_t i = w->from; i < w->from + w->n; i++) {
+		size_t pages = (ops[i].len + 64) / st.ms_psize;
+		overflow = pages > overflow ? pages : overflow;
+	}
+	size_t n = w->n > BATCH ? w->n : BATCH;
+	size_t per_entry = st.ms_depth + 2 /* the uses path, a split */ + overflow;
+	size_t reserve = 2 * n * per_entry;
+	return reserve < s.cap_pages * 2 / 3 ? reserve : s.cap_pages * 2 / 3;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	const struct pending *p = a, *q = b;
+	int c = memcmp(p->key, q->key, CACHE_KEY_LEN);
+	return c ? c : (p->seq > q->seq) - (p->seq < q->seq);
+}
+
+static void apply(MDB_txn *txn, struct write *w)
+{
+	MDB_val mk = {sizeof META_KEY - 1, META_KEY}, mv;
+	uint64_t tick = 1;
+	w->rc = mdb_get(txn, s.dbi, &mk, &mv);
+	if (w->rc == 0 && mv.mv_size == META_LEN)
+		tick = cache_le64((const uint8_t *)mv.mv_data + 8);
+	else if (w->rc == 0 || w->rc == MDB_NOTFOUND)
+		w->rc = 0;
+	if (!commit_based) {
+		commit_base = tick;
+		commit_based = true;
+	}
+	for (size_t i = w->from; i < w->from + w->n && w->rc == 0 && !w->evict_only; i++) {
+		struct pending *p = &ops[i];
+		uint64_t t = commit_base + p->seq + 1;
+		MDB_val k = {sizeof p->key, p->key}, v;
+		uint8_t *value = arena + p->at;
+		int rc;
+		switch (p->op) {
+		case OP_DELETE:
+			rc = mdb_del(txn, s.dbi, &k, NULL);
+			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, 0) : rc == MDB_NOTFOUND ? 0 : rc;
+			break;
+		case OP_TOUCH:
+			rc = mdb_get(txn, s.dbi, &k, &v);
+			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t) : rc == MDB_NOTFOUND ? 0 : rc;
+			break;
+		case OP_PUT:
+			cache_put_le64(value + CACHE_TICK_AT, t);
+			v.mv_data = value;
+			v.mv_size = p->len;
+			rc = mdb_put(txn, s.dbi, &k, &v, MDB_NOOVERWRITE);
+			if (rc == MDB_KEYEXIST) {
+				/* v is the stored value now */
+				if (cache_keep_stored(v.mv_data, v.mv_size, value, p->len)) {
+					w->rc = lmdb_set_use(&s, txn, p->key, t);
+					break;
+				}
+				v.mv_data = value;
+				v.mv_size = p->len;
+				rc = mdb_put(txn, s.dbi, &k, &v, 0);
+			}
+			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t) : rc;
+			w->written += rc == 0;
+			break;
+		}
+	}
+	if (commit_base + nops > tick)
+		tick = commit_base + nops;
+	if (w->rc == 0)
+		lmdb_write_meta(&s, txn, tick, &w->rc);
+	size_t high = s.cap_pages - reserve_pages(txn, w), low = high - high / 8;
+	if (w->rc == 0 && (w->evict_only || used_pages(txn) > high))
+		w->rc = evict(txn, w->evict_only ? low / 2 : low, &w->evicted);
+}
+
+static void write_batch(struct write *w)
+{
+	MDB_txn *txn;
+	w->rc = mdb_txn_begin(s.env, NULL, 0, &txn);
+	if (w->rc == MDB_MAP_RESIZED) {
+		mdb_env_set_mapsize(s.env, 0);
+		w->rc = mdb_txn_begin(s.env, NULL, 0, &txn);
+	}
+	if (w->rc != 0)
+		return;
+	apply(txn, w);
+	lmdb_end_write(&s, txn, &w->rc);
+}
+
+/* The queue in key order, a transaction a chunk. When the map is full (a
+ * chunk larger than the room left for page copies), entries are evicted in
+ * a transaction of their own and the queue written in smaller parts: the
+ * run's answers are never lost to a full store, only old entries. Returns
+ * LMDB's code of the last transaction tried. */
+static int write_all(long *written, long *evicted)
+{
+	qsort(ops, nops, sizeof *ops, cmp_key);
+	commit_based = false;
+	size_t done = 0, part = CHUNK;
+	bool evicted_for_it = false;
+	while (done < nops) {
+		size_t end = done + (part < nops - done ? part : nops - done);
+		/* a key's operations in one transaction, in their order */
+		while (end < nops && end > done && memcmp(ops[end].key, ops[end - 1].key, CACHE_KEY_LEN) == 0)
+			end++;
+		struct write w = {.from = done, .n = end - done};
+		write_batch(&w);
+		/* full even for one entry, just after evicting: it does not fit */
+		if (w.rc == MDB_MAP_FULL && !(part == 1 && evicted_for_it)) {
+			evicted_for_it = true;
+			/* LMDB reuses the pages a transaction frees only two
+			 * transactions later: one that writes just the format
+			 * record is the second (or the first, when the last
+			 * transaction freed pages) */
+			struct write nop = {.n = 0}, e = {.evict_only = true};
+			write_batch(&nop);
+			write_batch(&e);
+			if (e.rc == 0)
+				*evicted += e.evicted;
+			write_batch(&nop);
+			part = part > 1 ? part / 2 : 1;
+			continue;
+		}
+		if (w.rc != 0)
+			return w.rc;
+		evicted_for_it = false;
+		done += w.n;
+		*written += w.written;
+		*evicted += w.evicted;
+	}
+	return 0;
+}
+
+static void fail_text(int rc, enum cmsg_fail *kind, char *text, size_t textsz)
+{
+	*kind = lmdb_is_damage(rc) ? CF_DAMAGED : CF_ERROR;
+	if (*kind == CF_DAMAGED)
+		snprintf(text, textsz, "%s", mdb_strerror(rc));
+	else
+		snprintf(text, textsz, "%s: %s",
+			 rc == MDB_MAP_FULL ? "full (is --cache-size too small for one entry?)" : "cannot write",
+			 mdb_strerror(rc));
+}
+
+/* The queue committed, and the counts to the racer. */
+static int commit(struct cmsg_buf *out)
+{
+	if (!nops)
+		return 0;
+	long written = 0, evicted = 0;
+	helper_budget();
+	int rc = write_all(&written, &evicted);
+	nops = 0;
+	arena_len = 0;
+	if (written || evicted)
+		cmsg_put_counts(out, CM_WRITTEN, (uint64_t)written, (uint64_t)evicted);
+	return rc;
+}
+
+/* Every entry goes; CM_CLEARED says how many there were. */
+static int clear(struct cmsg_buf *out)
+{
+	MDB_txn *txn;
+	MDB_stat ms;
+	size_t entries = 0;
+	int rc = mdb_txn_begin(s.env, NULL, 0, &txn);
+	if (rc != 0)
+		return rc;
+	if (mdb_stat(txn, s.uses_dbi, &ms) == 0)
+		entries = ms.ms_entries;
+	rc = mdb_drop(txn, s.uses_dbi, 0);
+	if (rc == 0)
+		rc = mdb_drop(txn, s.dbi, 0);
+	if (rc == 0)
+		lmdb_write_meta(&s, txn, 1, &rc);
+	lmdb_end_write(&s, txn, &rc);
+	if (rc == 0)
+		cmsg_put_counts(out, CM_CLEARED, entries, 0);
+	return rc;
+}
+
+/* The messages read: queued, or done. -1: the racer is broken. */
+static int take(struct cmsg_buf *in, struct cmsg_buf *out, int *rc)
+{
+	const uint32_t expect = CMSG_BIT(CM_PUT) | CMSG_BIT(CM_DELETE) | CMSG_BIT(CM_TOUCH) |
+				CMSG_BIT(CM_FLUSH) | CMSG_BIT(CM_CLEAR);
+	struct cmsg m;
+	char why[256];
+	int got;
+	while (*rc == 0 && nops < OPS_MAX && arena_len + cache_value_max() <= ARENA_MAX &&
+	       (got = cmsg_get(in, expect, &m, why, sizeof why)) == 1) {
+		switch (m.type) {
+		case CM_PUT:
+			queue(OP_PUT, m.data, m.data + CACHE_KEY_LEN, m.len - CACHE_KEY_LEN);
+			break;
+		case CM_DELETE:
+			queue(OP_DELETE, m.data, NULL, 0);
+			break;
+		case CM_TOUCH:
+			queue(OP_TOUCH, m.data, NULL, 0);
+			break;
+		case CM_FLUSH:
+			*rc = commit(out);
+			if (*rc == 0)
+				cmsg_put(out, CM_FLUSHED, m.id, NULL, 0, NULL, 0);
+			break;
+		case CM_CLEAR:
+			*rc = commit(out);
+			helper_budget();
+			if (*rc == 0)
+				*rc = clear(out);
+			break;
+		}
+	}
+	return got < 0 ? -1 : 0;
+}
+
+int cache_writer_main(void *arg)
+{
+	const struct cache_helper_args *a = arg;
+	static struct cmsg_buf in, out;
+	helper_start("sudoku-cache-wr");
+	enum cmsg_fail kind;
+	char text[CMSG_TEXT_MAX];
+	ops = malloc(OPS_MAX * sizeof *ops);
+	arena = malloc(ARENA_MAX);
+	if (!ops || !arena) {
+		cmsg_put_failed(&out, CF_ERROR, "cannot write: out of memory");
+		helper_send(a->fd, &out);
+		return 0;
+	}
+	helper_budget();
+	if (lmdb_open(&s, a, false, &kind, text, sizeof text) < 0) {
+		cmsg_put_failed(&out, kind, text);
+		helper_send(a->fd, &out);
+		return 0;
+	}
+	int rc = 0;
+	bool eof = false;
+	while (rc == 0 && !eof) {
+		/* what is in first (a full queue stopped there), then what comes */
+		if (take(&in, &out, &rc) < 0)
+			return HELPER_EXIT_BROKEN_PEER;
+		if (rc != 0 || (cmsg_buf_pending(&out) && !helper_send(a->fd, &out)))
+			break;
+		bool full = nops >= OPS_MAX || arena_len + cache_value_max() > ARENA_MAX;
+		int wait = -1;
+		if (nops) {
+			uint64_t age = (mono_ns() - first_ns) / 1000000;
+			wait = full || nops >= BATCH || age >= BATCH_MS ? 0 : (int)(BATCH_MS - age);
+		}
+		struct pollfd p = {.fd = a->fd, .events = POLLIN};
+		int n = full ? 0 : poll(&p, 1, wait);
+		if (n < 0 && errno != EINTR)
+			break;
+		if (n > 0) {
+			eof = cmsg_read(a->fd, &in) <= 0;
+		} else if (n == 0) {
+			/* the batch is due, or nothing more comes at once */
+			rc = commit(&out);
+		}
+		/* the racer is done: everything it sent is written */
+		while (eof && rc == 0) {
+			if (take(&in, &out, &rc) < 0)
+				return HELPER_EXIT_BROKEN_PEER;
+			if (!nops)
+				break;
+			rc = commit(&out);
+		}
+		if (rc == 0 && cmsg_buf_pending(&out) && !helper_send(a->fd, &out))
+			break;
+	}
+	if (rc == 0 && cmsg_buf_pending(&out))
+		helper_send(a->fd, &out);
+	if (rc != 0) {
+		fail_text(rc, &kind, text, sizeof text);
+		cmsg_put_failed(&out, kind, text);
+		helper_send(a->fd, &out);
+	}
+	mdb_env_close(s.env);
+	return 0;
+}
