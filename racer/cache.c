@@ -14,11 +14,10 @@
  * Writes go to the writer, which commits them in batches. What waits for
  * it here is bounded (BACKLOG_MAX): when the writer falls that far behind
  * (a cold run of easy puzzles answers faster than a disk takes them), the
- * racer waits for it to take half of it, so that memory stays flat and the
- * run's answers are all kept, as a run that waited for its writes at the
- * end did before; the waits are counted (--stats). A writer silent for
- * STALL_MS meanwhile is not waited for again until it has caught up:
- * writes are dropped then, and counted.
+ * input pauses until it has taken half of it (store_backlogged), so that
+ * memory stays flat and the run's answers are all kept; the pauses are
+ * counted (--stats). A writer that takes nothing for STALL_MS meanwhile is
+ * given up until it has caught up: writes are dropped then, and counted.
  *
  * A helper that reports a failure, dies (a fault on a damaged file: SIGBUS,
  * SIGSEGV, LMDB's abort) or falls silent costs the cache, never the run:
@@ -89,7 +88,9 @@ static char fail_msg[9000];
 static bool remove_damaged, removed;
 static size_t cap_bytes;
 static bool in_batch;
-static struct event *send_ev, *watch_ev;
+static struct event *send_ev, *watch_ev, *stall_ev;
+static void backlog_check(void);
+static void stall_cb(evutil_socket_t fd, short what, void *arg);
 static uint64_t answers, answers_seen; /* look-ups answered; as the watch saw them */
 static int silent_ms;
 static bool send_due;
@@ -338,6 +339,14 @@ static void on_send(evutil_socket_t fd, short what, void *arg)
 	send_due = false;
 	link_send(&reader);
 	link_send(&writer);
+	backlog_check();
+}
+
+/* The writer's socket took more of the backlog. */
+static void writer_took(const struct link *l)
+{
+	(void)l;
+	backlog_check();
 }
 
 /* Writes go out at the end of the loop's turn, all of the turn's at once;
@@ -445,6 +454,8 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 		link_watch(&reader, base);
 		link_watch(&writer, base);
 		send_ev = event_new(base, -1, 0, on_send, NULL);
+		stall_ev = evtimer_new(base, stall_cb, NULL);
+		writer.on_sent = writer_took;
 		watch_ev = event_new(base, -1, EV_PERSIST, on_watch, NULL);
 		struct timeval tv = ms_tv(WATCH_MS);
 		if (!send_ev || !watch_ev || event_add(watch_ev, &tv) < 0)
@@ -489,36 +500,92 @@ void cache_lookup(uint64_t seq, const struct grid *puzzle)
 		cache_batch_end();
 }
 
+/* The writer's backlog. At BACKLOG_MAX the store says so (store_backlogged:
+ * the input pauses) and times the writer: one that takes nothing for
+ * STALL_MS is given up for the run's writes (dropped, counted), so that a
+ * stopped writer cannot stop the run. Below half of it the input resumes
+ * (the drained hook). */
+static uint64_t backlog_since_ns; /* 0: not backlogged */
+static size_t backlog_seen;
+static void (*drained)(void);
+
+static void backlog_check(void)
+{
+	size_t pending = cmsg_buf_pending(&writer.out);
+	if (!backlog_since_ns && !writer_stuck && pending >= BACKLOG_MAX) {
+		backlog_since_ns = now_ns();
+		backlog_seen = pending;
+		stalls++;
+		if (stall_ev) {
+			struct timeval tv = ms_tv(STALL_MS);
+			evtimer_add(stall_ev, &tv);
+		}
+	} else if ((backlog_since_ns || writer_stuck) && pending <= BACKLOG_MAX / 2) {
+		if (backlog_since_ns)
+			stalled_ms += ms_since(backlog_since_ns);
+		backlog_since_ns = 0;
+		writer_stuck = false;
+		if (stall_ev)
+			evtimer_del(stall_ev);
+		if (drained)
+			drained();
+	}
+}
+
+static void stall_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	size_t pending = cmsg_buf_pending(&writer.out);
+	if (!backlog_since_ns)
+		return;
+	if (pending < backlog_seen) {
+		/* it takes them, slowly: look again later */
+		backlog_seen = pending;
+		struct timeval tv = ms_tv(STALL_MS);
+		evtimer_add(stall_ev, &tv);
+		return;
+	}
+	stalled_ms += ms_since(backlog_since_ns);
+	backlog_since_ns = 0;
+	writer_stuck = true;
+	if (drained)
+		drained();
+}
+
+bool cache_backlogged(void)
+{
+	return backlog_since_ns != 0;
+}
+
+void cache_on_drained(void (*fn)(void))
+{
+	drained = fn;
+}
+
+/* Room in the writer's backlog: in the loop, a write waits in it (the
+ * input pauses first: backlog_check), unless the writer was given up; the
+ * commands, without a loop, wait for the writer to take half of it. */
 static bool backlog_halved(void)
 {
 	return cmsg_buf_pending(&writer.out) <= BACKLOG_MAX / 2;
 }
 
-/* Room in the writer's backlog, waiting for it when full (in the loop: the
- * commands block on every send). */
 static bool writer_room(void)
 {
-	size_t pending = cmsg_buf_pending(&writer.out);
-	if (writer_stuck && pending <= BACKLOG_MAX / 2)
-		writer_stuck = false;
-	if (pending < BACKLOG_MAX)
+	if (base) {
+		backlog_check();
+		return !writer_stuck;
+	}
+	if (cmsg_buf_pending(&writer.out) < BACKLOG_MAX)
 		return true;
-	if (writer_stuck)
-		return false;
-	uint64_t start = now_ns();
-	int r = link_wait(&writer, STALL_MS, backlog_halved);
-	stalls++;
-	stalled_ms += ms_since(start);
-	link_send(&writer);
-	writer_stuck = r == 0;
-	return r == 1;
+	return link_wait(&writer, STALL_MS, backlog_halved) == 1;
 }
 
 void cache_put(const struct grid *puzzle, const struct cache_entry *e)
 {
 	if (!enabled || writer.pid < 0)
 		return;
-	if (base && !writer_room()) {
+	if (!writer_room()) {
 		stats_cache_add(CC_DROPPED, 1);
 		return;
 	}
@@ -572,7 +639,9 @@ void cache_close(void)
 		event_free(send_ev);
 	if (watch_ev)
 		event_free(watch_ev);
-	send_ev = watch_ev = NULL;
+	if (stall_ev)
+		event_free(stall_ev);
+	send_ev = watch_ev = stall_ev = NULL;
 	send_due = false;
 	free(asked);
 	free(cells);
@@ -585,7 +654,7 @@ void cache_stats(FILE *f)
 {
 	long dropped = stats_cache_get(CC_DROPPED);
 	if (stalls)
-		fprintf(f, "%s: cache: the racer waited %.0f ms for the store's writer to catch up (%ld times)\n",
+		fprintf(f, "%s: cache: the input paused %.0f ms for the store's writer to catch up (%ld times)\n",
 			PROGRAM, stalled_ms, stalls);
 	if (dropped)
 		fprintf(f, "%s: cache: %ld writes dropped: the store's writer fell behind\n", PROGRAM, dropped);

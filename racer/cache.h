@@ -40,6 +40,10 @@ void cache_lookup(uint64_t seq, const struct grid *puzzle);
 void cache_put(const struct grid *puzzle, const struct cache_entry *e);
 /* The writer commits what it has now (without waiting for it). */
 void cache_flush(void);
+/* The writer is far behind: the input should pause; fn is called when it
+ * has caught up (or was given up). */
+bool cache_backlogged(void);
+void cache_on_drained(void (*fn)(void));
 /* What was queued reaches the store: waits for the writer (while it says
  * something at least every 30 s). -1 when the store failed. */
 int cache_finish(void);

@@ -117,7 +117,10 @@ void link_send(struct link *l)
 static void on_write(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd, (void)what;
-	link_send(arg);
+	struct link *l = arg;
+	link_send(l);
+	if (l->on_sent)
+		l->on_sent(l);
 }
 
 void link_watch(struct link *l, struct event_base *base)

@@ -21,6 +21,8 @@ struct link {
 	 * how), or broken (it sent what it may not: why says what) */
 	void (*on_message)(const struct link *l, const struct cmsg *m);
 	void (*on_end)(const struct link *l, const char *broken);
+	/* its socket took more of what was queued (in the loop; may be NULL) */
+	void (*on_sent)(const struct link *l);
 	pid_t pid;          /* -1: none (not started, or reaped) */
 	int fd;
 	struct cmsg_buf in, out;

@@ -108,7 +108,7 @@ static void tick_cb(evutil_socket_t fd, short what, void *arg)
 
 static bool can_take(uint64_t n)
 {
-	return queue_room() >= n && output_backlog() < BACKLOG_MAX;
+	return queue_room() >= n && output_backlog() < BACKLOG_MAX && !store_backlogged();
 }
 
 static void input_failed_cb(void)
@@ -266,6 +266,7 @@ int main(int argc, char **argv)
 	workers_setup(base);
 	stats_init(nspecs);
 	store_open(base, queue_cached, NULL);
+	store_on_drained(input_resume);
 	schedule_init();
 	pool_init(base, opt.jobs ? opt.jobs : default_jobs(), &race_pool_events, NULL);
 	race_init(base, &race_hooks);

@@ -201,6 +201,16 @@ void store_race_ended(uint64_t seq, const struct grid *puzzle)
 		redis_race_ended(puzzle);
 }
 
+bool store_backlogged(void)
+{
+	return !use_redis && cache_backlogged();
+}
+
+void store_on_drained(void (*fn)(void))
+{
+	cache_on_drained(fn);
+}
+
 void store_flush(void)
 {
 	if (!use_redis)

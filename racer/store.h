@@ -28,6 +28,10 @@ void store_lookup(uint64_t seq, const struct grid *puzzle); /* the answer comes 
 void store_put(const struct grid *puzzle, const struct cache_entry *e);
 void store_race_ended(uint64_t seq, const struct grid *puzzle); /* Redis: a claim goes */
 void store_flush(void);
+/* Its writes are far behind: the input pauses until fn (store_on_drained)
+ * says they caught up, so that memory stays flat on any input. */
+bool store_backlogged(void);
+void store_on_drained(void (*fn)(void));
 void store_finish(void);  /* after the loop: what was written reaches the store (a bounded wait) */
 void store_close(void);
 void store_stats(FILE *f);

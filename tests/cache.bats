@@ -517,7 +517,7 @@ fill_fs() { # the rest of $T/fs taken
 	assert_equal "$stderr" ""
 }
 
-@test "a writer that falls behind: the racer waits for it, keeps every answer, its memory flat" {
+@test "a writer that falls behind: the input waits for it, every answer is kept, memory flat" {
 	skip_if_wrapped "stops the racer's writer process by its pid"
 	"$GENERATE" --box=3 --keep=0.6 --count=100000 --seed=11 | grep -v '^#' >"$T/p"
 	sudoku-race --stats --workers cp "$T/p" >"$T/out" 2>"$T/err" &
@@ -537,10 +537,34 @@ fill_fs() { # the rest of $T/fs taken
 	assert_equal "$(wc -l <"$T/out")" 100000
 	stderr=$(cat "$T/err")
 	assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 100000 misses, 0 bad entries dropped, 100000 written"
-	grep -q "sudoku-race: cache: the racer waited [0-9]* ms for the store's writer to catch up" "$T/err"
+	grep -q "sudoku-race: cache: the input paused [0-9]* ms for the store's writer to catch up" "$T/err"
 	# a sanitizer's own memory is not the racer's
 	if ! ldd "$(type -P sudoku-race)" | grep -q -e libasan -e libtsan; then
 		echo "the racer's peak: $hwm kB"
 		[ "$hwm" -lt 65536 ]
 	fi
+}
+
+@test "a writer that takes nothing: the run is not stopped by it; its writes are dropped and counted" {
+	skip_if_wrapped "stops the racer's writer process by its pid"
+	"$GENERATE" --box=3 --keep=0.6 --count=60000 --seed=12 | grep -v '^#' >"$T/p"
+	sudoku-race --stats --workers cp "$T/p" >"$T/out" 2>"$T/err" &
+	local racer=$! writer="" i
+	for i in $(seq 1 200); do
+		writer=$(ps -e -o pid=,ppid=,comm= |
+			awk -v racer="$racer" '$2 == racer && $3 == "sudoku-cache-wr" { print $1; exit }')
+		[ -n "$writer" ] && break
+		sleep 0.01
+	done
+	[ -n "$writer" ]
+	kill -STOP "$writer"
+	# every answer comes while the writer is stopped
+	for i in $(seq 1 600); do
+		[ "$(wc -l <"$T/out")" -eq 60000 ] && break
+		sleep 0.05
+	done
+	kill -CONT "$writer"
+	wait "$racer"
+	assert_equal "$(wc -l <"$T/out")" 60000
+	grep -q "sudoku-race: cache: [0-9]* writes dropped: the store's writer fell behind" "$T/err"
 }
