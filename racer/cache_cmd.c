@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "protocol/answer.h"
+#include "racer/jsonw.h"
 #include "racer/racer.h"
 #include "racer/cache.h"
 #include "racer/spawn.h"
@@ -116,10 +117,46 @@ static void count_entry(const struct grid *puzzle, const struct cache_entry *e, 
 		t->winners[i].n++;
 }
 
+/* cache stats --json: the same on one line. */
+static void stats_json(const char *dir, bool exists, const struct tally *t, long long size, size_t cap)
+{
+	struct jsonw w = {0};
+	jsonw_begin(&w, '{');
+	jsonw_key(&w, "cache");
+	jsonw_str(&w, dir);
+	jsonw_key(&w, "exists");
+	jsonw_bool(&w, exists);
+	static const char *const keys[] = {"entries", "solved", "unique", "several", "unsat", "proved",
+					   "unreadable", "newer"};
+	const long v[] = {t->entries, t->solved, t->unique, t->several, t->unsat, t->proved, t->bad, t->newer};
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		jsonw_key(&w, keys[i]);
+		jsonw_long(&w, v[i]);
+	}
+	jsonw_key(&w, "bytes");
+	jsonw_long(&w, (long)size);
+	jsonw_key(&w, "limit");
+	jsonw_long(&w, (long)cap);
+	jsonw_key(&w, "found_by");
+	jsonw_begin(&w, '{');
+	for (int i = 0; i < t->nwinners; i++) {
+		jsonw_key(&w, t->winners[i].name[0] ? t->winners[i].name : "?");
+		jsonw_long(&w, t->winners[i].n);
+	}
+	jsonw_end(&w, '}');
+	jsonw_end(&w, '}');
+	jsonw_flush(&w, stdout);
+	jsonw_free(&w);
+}
+
 static int cmd_stats(const char *dir)
 {
 	if (!store_exists(dir)) {
-		printf("cache: %s (not created yet)\nentries: 0\n", dir);
+		static const struct tally none;
+		if (opt.json)
+			stats_json(dir, false, &none, 0, 0);
+		else
+			printf("cache: %s (not created yet)\nentries: 0\n", dir);
 		return 0;
 	}
 	if (open_or_fail(dir, true) < 0)
@@ -137,6 +174,10 @@ static int cmd_stats(const char *dir)
 	struct stat st;
 	snprintf(path, sizeof path, "%s/data.mdb", dir);
 	long long size = stat(path, &st) == 0 ? (long long)st.st_size : 0;
+	if (opt.json) {
+		stats_json(dir, true, &t, size, cap);
+		return 0;
+	}
 	printf("cache: %s\n", dir);
 	printf("entries: %ld (%ld solved: %ld known unique, %ld with several solutions, %ld not "
 	       "checked; %ld unsat; %ld with their provers",

@@ -125,8 +125,10 @@ static void print_help(void)
 	       "                         progress reports too (one a worker each 0.5 s)\n"
 	       "  -q, --quiet            no warnings (a worker left out, a bad cache entry):\n"
 	       "                         errors only\n"
-	       "      --stats            at the end, print counts per worker on standard error\n"
+	       "      --stats[=FORMAT]   at the end, print counts per worker on standard error:\n"
+	       "                         as tables (text, the default) or a JSON object (json)\n"
 	       "      --json             one JSON object per puzzle instead of the answer line\n"
+	       "                         (--list-workers and cache stats: their JSON forms)\n"
 	       "      --pretty           print solutions as boxed grids\n"
 	       "      --line-offset=N    number the input's lines from N+1 in messages, '#'\n"
 	       "                         lines and --json: a block of a larger input (GNU\n"
@@ -225,7 +227,7 @@ void options_parse(int argc, char **argv)
 		{"progress-ms", required_argument, NULL, OPT_PROGRESS_MS},
 		{"verbose", no_argument, NULL, 'v'},
 		{"quiet", no_argument, NULL, 'q'},
-		{"stats", no_argument, NULL, OPT_STATS},
+		{"stats", optional_argument, NULL, OPT_STATS},
 		{"json", no_argument, NULL, OPT_JSON},
 		{"pretty", no_argument, NULL, OPT_PRETTY},
 		{"cache", required_argument, NULL, OPT_CACHE},
@@ -305,6 +307,10 @@ void options_parse(int argc, char **argv)
 		}
 		case OPT_STATS:
 			opt.stats = true;
+			if (optarg && strcmp(optarg, "json") == 0)
+				opt.stats_json = true;
+			else if (optarg && strcmp(optarg, "text") != 0)
+				usage_error("--stats: '%s' is not a format (text or json)", optarg);
 			break;
 		case OPT_JSON:
 			opt.json = true;

@@ -22,6 +22,7 @@ struct options {
 	double grace_s;
 	double hello_timeout_s;
 	bool progress, stats, json, pretty;
+	bool stats_json;     /* --stats=json */
 	bool verbose;        /* --progress off a terminal: the workers' reports too */
 	bool quiet;          /* no warnings */
 	long count;          /* --count=K: solutions to look for (0: no counting) */

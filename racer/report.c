@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "racer/jsonw.h"
 #include "racer/options.h"
 #include "racer/pool.h"
 #include "racer/progress.h"
@@ -120,6 +121,8 @@ static void processes_table(FILE *f)
 	print_table(f, &t);
 }
 
+static void status_of(int i, char *buf, size_t size);
+
 static void status_table(FILE *f)
 {
 	int label = workers_label_width("worker", 30);
@@ -127,14 +130,7 @@ static void status_table(FILE *f)
 	for (int i = 0; i < nspecs; i++) {
 		const struct worker_spec *s = &specs[i];
 		char status[400];
-		if (s->status == SPEC_OK)
-			snprintf(status, sizeof status, "%s",
-				 s->hello_seen ? "ok"
-				 : pool_spec_started(i) ? "starting (no hello before the end)"
-					       : "not started (not needed)");
-		else
-			snprintf(status, sizeof status, "%s: %s",
-				 s->status == SPEC_DISABLED ? "disabled" : "unavailable", s->why);
+		status_of(i, status, sizeof status);
 		if ((int)strlen(s->label) > label)
 			fprintf(f, "%s\n%-*s ", s->label, label, "");
 		else
@@ -143,9 +139,103 @@ static void status_table(FILE *f)
 	}
 }
 
+/* An entry's status, as the table says it. */
+static void status_of(int i, char *buf, size_t size)
+{
+	const struct worker_spec *s = &specs[i];
+	if (s->status == SPEC_OK)
+		snprintf(buf, size, "%s",
+			 s->hello_seen ? "ok" : pool_spec_started(i) ? "starting (no hello before the end)"
+								    : "not started (not needed)");
+	else
+		snprintf(buf, size, "%s: %s", s->status == SPEC_DISABLED ? "disabled" : "unavailable", s->why);
+}
+
+/* --stats --json: the same figures as one JSON object on a line. */
+static void json_report(double wall_ms)
+{
+	static const struct {
+		const char *key;
+		enum race_counter c;
+	} race[] = {
+		{"puzzles", RC_PUZZLES},     {"solved", RC_SOLVED},	  {"unsat", RC_UNSAT},
+		{"multiple", RC_MULTIPLE},   {"unsolved", RC_UNSOLVED},   {"timeouts", RC_TIMEOUTS},
+		{"invalid", RC_INVALID},     {"unsupported", RC_UNSUPPORTED}, {"cache_hits", RC_CACHE_HITS},
+		{"presolver_alone", RC_FIRST_ONLY}, {"escalated", RC_ESCALATED}, {"all_at_once", RC_ALL_AT_ONCE},
+		{"confirmed", RC_CONFIRMED}, {"unconfirmed", RC_UNCONFIRMED}, {"liars", RC_LIARS},
+	};
+	static const struct {
+		const char *key;
+		enum spec_counter c;
+	} spec[] = {
+		{"sent", SC_SENT},	   {"won", SC_WON},	      {"late", SC_LATE},
+		{"cancelled", SC_CANCELLED}, {"gaveup", SC_GAVEUP},     {"wrong", SC_WRONG},
+		{"error", SC_ERRORS},	   {"lost", SC_LOST},	      {"open", SC_OPEN},
+		{"respawned", SC_RESPAWNS}, {"died", SC_DIED},	      {"killed", SC_KILLED},
+		{"malformed", SC_MALFORMED}, {"refused", SC_REFUSED}, {"nohello", SC_HELLO_FAILURES},
+		{"won_escalated", SC_WON_ESCALATED},
+	};
+	static const struct {
+		const char *key;
+		enum cache_counter c;
+	} cache[] = {
+		{"hits", CC_HITS}, {"misses", CC_MISSES}, {"bad", CC_BAD}, {"written", CC_WRITTEN},
+		{"evicted", CC_EVICTED}, {"dropped", CC_DROPPED},
+	};
+	struct jsonw w = {0};
+	char text[400];
+	jsonw_begin(&w, '{');
+	jsonw_key(&w, "ms");
+	jsonw_double(&w, wall_ms, 1);
+	for (size_t i = 0; i < sizeof race / sizeof race[0]; i++) {
+		jsonw_key(&w, race[i].key);
+		jsonw_long(&w, stats_get(race[i].c));
+	}
+	jsonw_key(&w, "schedule");
+	jsonw_str(&w, opt.schedule_all ? "all" : "staged");
+	jsonw_key(&w, "cache");
+	if (store_enabled() || stats_cache_get(CC_HITS) || stats_cache_get(CC_MISSES)) {
+		jsonw_begin(&w, '{');
+		for (size_t i = 0; i < sizeof cache / sizeof cache[0]; i++) {
+			jsonw_key(&w, cache[i].key);
+			jsonw_long(&w, stats_cache_get(cache[i].c));
+		}
+		jsonw_end(&w, '}');
+	} else {
+		jsonw_str(&w, NULL);
+	}
+	jsonw_key(&w, "workers");
+	jsonw_begin(&w, '[');
+	for (int i = 0; i < nspecs; i++) {
+		jsonw_begin(&w, '{');
+		jsonw_key(&w, "worker");
+		jsonw_str(&w, specs[i].label);
+		jsonw_key(&w, "started");
+		jsonw_long(&w, pool_spec_nstarted(i));
+		for (size_t k = 0; k < sizeof spec / sizeof spec[0]; k++) {
+			jsonw_key(&w, spec[k].key);
+			jsonw_long(&w, stats_spec_get(i, spec[k].c));
+		}
+		jsonw_key(&w, "win_ms");
+		jsonw_double(&w, stats_won_ms(i), 3);
+		status_of(i, text, sizeof text);
+		jsonw_key(&w, "status");
+		jsonw_str(&w, text);
+		jsonw_end(&w, '}');
+	}
+	jsonw_end(&w, ']');
+	jsonw_end(&w, '}');
+	jsonw_flush(&w, stderr);
+	jsonw_free(&w);
+}
+
 void report_stats(double wall_ms)
 {
 	progress_before_output();
+	if (opt.stats_json) {
+		json_report(wall_ms);
+		return;
+	}
 	FILE *f = stderr;
 	say("%ld puzzles in %.1f ms: %ld solved, %ld unsat, %ld with several solutions, %ld unsolved, "
 	    "%ld timeouts, %ld invalid, %ld unsupported",

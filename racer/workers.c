@@ -20,6 +20,7 @@
 
 #include <event2/event.h>
 
+#include "racer/jsonw.h"
 #include "racer/options.h"
 #include "racer/spawn.h"
 #include "racer/util.h"
@@ -448,17 +449,60 @@ void workers_setup_listing(void)
 
 /* --list-workers' table, within 80 columns: a label too wide has a line
  * of its own; the status is wrapped at words under its column, and an
- * available worker's program is on the line below. */
-void workers_print_listing(void)
+ * available worker's program is on the line below. Sizes are grids' sides,
+ * as every other text says them (4x4-64x64). With --json, an object a
+ * worker on a line. */
+static void listing_json(void)
 {
-	int label = workers_label_width("WORKER", 20);
-	int at = label + 1 + 10 + 1 + 5 + 1 + 6 + 1; /* the status column */
-	printf("%-*s %-10s %-5s %-6s %s\n", label, "WORKER", "KIND", "SIZES", "DEVICE", "STATUS");
+	struct jsonw w = {0};
+	char sizes[48];
 	for (int i = 0; i < nspecs; i++) {
 		const struct worker_spec *s = &specs[i];
-		char sizes[24] = "-", status[400];
+		bool available = s->status == SPEC_OK && s->hello_seen;
+		jsonw_begin(&w, '{');
+		jsonw_key(&w, "worker");
+		jsonw_str(&w, s->label);
+		jsonw_key(&w, "kind");
+		jsonw_str(&w, s->hello_seen ? (s->complete ? "complete" : "stochastic") : NULL);
+		jsonw_key(&w, "sizes");
+		if (s->hello_seen) {
+			snprintf(sizes, sizeof sizes, "%dx%d-%dx%d", s->min_box * s->min_box, s->min_box * s->min_box,
+				 s->max_box * s->max_box, s->max_box * s->max_box);
+			jsonw_str(&w, sizes);
+		} else {
+			jsonw_str(&w, NULL);
+		}
+		jsonw_key(&w, "device");
+		jsonw_str(&w, s->hello_seen || s->device[0] ? s->device : NULL);
+		jsonw_key(&w, "available");
+		jsonw_bool(&w, available);
+		jsonw_key(&w, "version");
+		jsonw_str(&w, s->hello_seen ? s->version : NULL);
+		jsonw_key(&w, "why");
+		jsonw_str(&w, available ? NULL : s->why[0] ? s->why : "no hello");
+		jsonw_key(&w, "program");
+		jsonw_str(&w, s->path);
+		jsonw_end(&w, '}');
+		jsonw_flush(&w, stdout);
+	}
+	jsonw_free(&w);
+}
+
+void workers_print_listing(void)
+{
+	if (opt.json) {
+		listing_json();
+		return;
+	}
+	int label = workers_label_width("WORKER", 20);
+	int at = label + 1 + 10 + 1 + 9 + 1 + 6 + 1; /* the status column */
+	printf("%-*s %-10s %-9s %-6s %s\n", label, "WORKER", "KIND", "SIZES", "DEVICE", "STATUS");
+	for (int i = 0; i < nspecs; i++) {
+		const struct worker_spec *s = &specs[i];
+		char sizes[48] = "-", status[400];
 		if (s->hello_seen)
-			snprintf(sizes, sizeof sizes, "%d-%d", s->min_box, s->max_box);
+			snprintf(sizes, sizeof sizes, "%dx%d-%dx%d", s->min_box * s->min_box, s->min_box * s->min_box,
+				 s->max_box * s->max_box, s->max_box * s->max_box);
 		bool available = s->status == SPEC_OK && s->hello_seen;
 		if (available)
 			snprintf(status, sizeof status, "available: version %s", s->version);
@@ -468,7 +512,7 @@ void workers_print_listing(void)
 			printf("%s\n%-*s", s->label, label, "");
 		else
 			printf("%-*s", label, s->label);
-		printf(" %-10s %-5s %-6s ", s->hello_seen ? (s->complete ? "complete" : "stochastic") : "-", sizes,
+		printf(" %-10s %-9s %-6s ", s->hello_seen ? (s->complete ? "complete" : "stochastic") : "-", sizes,
 		       s->hello_seen || s->device[0] ? s->device : "-");
 		fflush(stdout);
 		print_wrapped(stdout, status, at, at);

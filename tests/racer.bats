@@ -224,12 +224,12 @@ json_field() {
 @test "--list-workers: kind, sizes, status; a mute worker is unavailable" {
 	run race --list-workers
 	assert_success
-	assert_line --regexp '^cp +complete +2-8 +cpu +available'
+	assert_line --regexp '^cp +complete +4x4-64x64 +cpu +available'
 	run race --list-workers --hello-timeout 0.5 --workers cp,fake-mute,fake-liar
 	assert_success
 	assert_line --regexp '^fake-mute .*unavailable: no hello in time'
 	assert_line --regexp '^ +\(--hello-timeout\)$'
-	assert_line --regexp '^fake-liar +complete +3-3 +cpu +available'
+	assert_line --regexp '^fake-liar +complete +9x9-9x9 +cpu +available'
 }
 
 @test "a liar never wins: a slower correct worker does" {

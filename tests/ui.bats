@@ -267,7 +267,7 @@ nodevice_worker() {
 	echo "$output" >"$T/list"
 	[ -z "$(awk 'length > 80' "$T/list")" ]
 	assert_line --index 0 --regexp '^WORKER +KIND +SIZES +DEVICE +STATUS$'
-	assert_line --regexp '^cp +complete +2-8 +cpu +available: version [0-9.]+$'
+	assert_line --regexp '^cp +complete +4x4-64x64 +cpu +available: version [0-9.]+$'
 	assert_line --regexp "^ +$top_builddir/workers/sudoku-cp\$"
 	run sudoku-race --list-workers --workers cp,"$T/fake-nodevice"
 	assert_success
@@ -277,7 +277,7 @@ nodevice_worker() {
 	assert_line "$T/fake-nodevice"
 	status=$(awk -v l="$T/fake-nodevice" '
 		$0 == l { on = 1; next }
-		on && /^ / { sub(/^ +complete +3-3 +none +/, ""); sub(/^ +/, ""); s = s (s ? " " : "") $0 }
+		on && /^ / { sub(/^ +complete +9x9-9x9 +none +/, ""); sub(/^ +/, ""); s = s (s ? " " : "") $0 }
 		END { print s }' "$T/list")
 	assert_equal "$status" "unavailable: no device: $words"
 }
@@ -361,4 +361,22 @@ keys() {
 	run --separate-stderr sudoku-race -q --frob
 	assert_failure 2
 	[[ $stderr == *"unrecognized option"* ]]
+}
+
+@test "--stats=json, --list-workers --json and cache stats --json: each object valid" {
+	run --separate-stderr sudoku-race --no-cache --stats=json --workers cp "$DATA/easy9.txt"
+	assert_success
+	run python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(d["puzzles"], d["solved"], d["workers"][0]["worker"], d["workers"][0]["won"])' "$stderr"
+	assert_output "3 3 cp 3"
+	run sudoku-race --list-workers --json --workers cp,fake-mute --hello-timeout 0.5
+	assert_success
+	run python3 -c 'import json, sys
+for line in sys.stdin: d = json.loads(line); print(d["worker"], d["available"], d["sizes"])' <<<"$output"
+	assert_line "cp True 4x4-64x64"
+	assert_line "fake-mute False None"
+	sudoku-race --cache "$T/c" "$DATA/easy9.txt" >/dev/null
+	run sudoku-race --cache "$T/c" --json cache stats
+	assert_success
+	run python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(d["entries"], d["solved"])' "$output"
+	assert_output "3 3"
 }
