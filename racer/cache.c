@@ -2,7 +2,7 @@
  * running at once (one writer at a time, readers never wait).
  *
  * The main database maps the 16 bytes of a puzzle's XXH3-128 hash
- * (protocol/hash.c) to a value:
+ * (lib/hash.c) to a value:
  *   byte 0      format: 2 (1, as sudoku-race 0.1 wrote it, is still read)
  *   byte 1      verdict: 1 solved, 2 unsat
  *   byte 2      uniqueness: 0 unknown, 1 unique, 2 several solutions

@@ -24,9 +24,9 @@
 #include <sys/time.h>
 #include <sys/types.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "protocol/message.h"
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 
 struct event_base;
 

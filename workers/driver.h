@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "worker.h"
 
 #define ALGO worker_algorithm

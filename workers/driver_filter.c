@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "line_reader.h"
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 #include "driver.h"
 
 /* --- filter mode --- */

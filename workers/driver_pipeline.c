@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "line_reader.h"
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 #include "driver.h"
 
 /* batches in flight: deep enough that the whole of a million puzzles can

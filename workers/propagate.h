@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 
 struct cp_board {
 	int box, side, cells;

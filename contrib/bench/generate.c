@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "workers/rng.h"
 
 static const char *program = "sudoku-generate";
