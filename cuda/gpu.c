@@ -21,10 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "expand.h"
 #include "gpu_run.h"
+#include "lib/clock.h"
 #include "workers/worker.h"
 
 /* --method's last choice: the method that fits each grid size */
@@ -274,13 +274,6 @@ static void hook_progress(void *arg, uint64_t nodes, uint64_t trees_done, uint64
 			(unsigned long long)trees, (unsigned long long)nodes);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* --- Algorithm 4 for puzzles of one size --- */
 
 /* The launch of a job's trees; with CPW's split, then the launches of the
@@ -309,9 +302,9 @@ static int launch(struct lane *ln, struct gpu_job *job, const struct gpu_hooks *
 			}
 			job->spill_cap = (int)cap;
 		}
-		double t1 = now_ms();
+		const uint64_t t1 = now_ns();
 		rc = emulate ? gpu_emulate(job, hooks, err, errsz) : gpu_cuda_run(job, hooks, err, errsz);
-		const double launch_ms = now_ms() - t1;
+		const double launch_ms = ms_since(t1);
 		worker_stage_time("launches", launch_ms);
 		if (emulate)
 			job->kernel_ms = (float)launch_ms;
@@ -415,7 +408,7 @@ static void solve_group(struct group *g)
 		frontier_clear(f);
 		int k = 0;
 		bool stopped = false;
-		double t0 = now_ms();
+		const uint64_t t0 = now_ns();
 		while (start + k < g->n && (k == 0 || (f->n + s) * cells <= FRONTIER_BYTES)) {
 			int i = g->index[start + k];
 			struct expand_result er;
@@ -456,7 +449,7 @@ static void solve_group(struct group *g)
 			job.order = g->order;
 			job.split_passes = g->method == GPU_CPW ? split_passes : 0;
 			char err[200] = "";
-			const double expand_ms = now_ms() - t0;
+			const double expand_ms = ms_since(t0);
 			worker_stage_time("expansion", expand_ms);
 			int rc = launch(g->lane, &job, &hooks, g->ctx, expand_ms, err, sizeof err);
 			if (rc < 0) {

@@ -23,6 +23,7 @@
 #include "cpw_team.h"
 #include "dlx_tree.h"
 #include "gpu_run.h"
+#include "lib/clock.h"
 #include "opbf_team.h"
 
 /* --- the kernels: each thread or block runs the shared per-tree code --- */
@@ -238,13 +239,6 @@ static void pause_us(long us)
 	nanosleep(&ts, NULL);
 }
 
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* How long the wait for a kernel spins before it sleeps: most of a split's
  * relaunches take less, and each sleep adds its 100 us and the timer's
  * slack to the launch. */
@@ -447,8 +441,8 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	/* wait: spinning at first, then passing on the driver's stop and
 	 * reporting progress (copies on the monitor stream, beside the
 	 * kernel's) between pauses */
-	const double spin_until = now_us() + SPIN_US;
-	while ((e = cudaStreamQuery(ln->run)) == cudaErrorNotReady && now_us() < spin_until)
+	const uint64_t spin_until = now_ns() + SPIN_US * 1000ull;
+	while ((e = cudaStreamQuery(ln->run)) == cudaErrorNotReady && now_ns() < spin_until)
 		;
 	struct gpu_ctl *ctl_now = NULL;
 	for (; e == cudaErrorNotReady; e = cudaStreamQuery(ln->run)) {

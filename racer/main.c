@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,66 +30,6 @@ static bool system_error;    /* exit status 2 */
 static bool input_failed;    /* exit status 2 */
 static uint64_t start_ns;
 
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-double ms_since(uint64_t start)
-{
-	return start ? (double)(now_ns() - start) / 1e6 : 0.0;
-}
-
-struct timeval ms_tv(double ms)
-{
-	if (ms < 0)
-		ms = 0;
-	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)((long)(ms * 1000) % 1000000)};
-	return tv;
-}
-
-void warn(const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	progress_before_output();
-	fprintf(stderr, "%s: %s\n", PROGRAM, buf);
-}
-
-void die(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", PROGRAM);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
-}
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
-void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size ? size : 1);
-	if (!p)
-		die("out of memory");
-	return p;
-}
-
 ssize_t read_into(struct evbuffer *buf, int fd, size_t most)
 {
 	struct evbuffer_iovec v;
@@ -102,14 +41,6 @@ ssize_t read_into(struct evbuffer *buf, int fd, size_t most)
 	evbuffer_commit_space(buf, &v, 1);
 	errno = saved;
 	return n;
-}
-
-char *xstrdup(const char *s)
-{
-	char *p = strdup(s);
-	if (!p)
-		die("out of memory");
-	return p;
 }
 
 /* --- the end of a run --- */
@@ -270,6 +201,8 @@ static int list_workers(void)
 
 int main(int argc, char **argv)
 {
+	common_set_program(PROGRAM);
+	common_set_before_message(progress_before_output);
 	/* a closed reader is seen as EPIPE where it matters (output.c, pool.c) */
 	signal(SIGPIPE, SIG_IGN);
 	ensure_std_fds();

@@ -24,9 +24,12 @@
 #include <sys/time.h>
 #include <sys/types.h>
 
+#include "lib/clock.h"
+#include "lib/common.h"
 #include "lib/grid.h"
-#include "protocol/message.h"
 #include "lib/puzzle_stream.h"
+#include "lib/wrap.h"
+#include "protocol/message.h"
 
 struct event_base;
 
@@ -40,18 +43,8 @@ struct event_base;
 
 extern struct event_base *base;
 
-uint64_t now_ns(void);
-double ms_since(uint64_t start_ns);
-/* A delay for a libevent timer; a negative one is none. */
-struct timeval ms_tv(double ms);
-
-/* A message to standard error, prefixed with the program's name. */
-void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Out of memory or a broken invariant of the system: exit 2. */
-void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-void *xmalloc(size_t n);
-void *xcalloc(size_t n, size_t size);
-char *xstrdup(const char *s);
+/* now_ns, ms_since, ms_tv: lib/clock.h; warn, die, xmalloc...: lib/common.h
+ * (main sets warn's hook: progress_before_output). */
 /* One read(2) of up to most bytes onto buf's end: evbuffer_read, and so
  * bufferevents, read 4 kB at most (libevent 2.1), each with a FIONREAD;
  * the input and the workers' answers came in 4 kB reads. Returns read's
@@ -589,9 +582,6 @@ struct race_counts {
 extern struct race_counts counts;
 
 void stats_report(double wall_ms);
-/* Writes text from column `at` on, wrapped at words within 80 columns;
- * the lines after the first start with `indent` spaces. */
-void print_wrapped(FILE *f, const char *text, int at, int indent);
 /* The width of a table's first column: the widest entry label, or the
  * heading, at most `most` (a wider label has a line of its own). */
 int label_width(const char *heading, int most);

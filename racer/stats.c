@@ -15,37 +15,6 @@
 #define WIDTH 80
 #define MAX_COLUMNS 10
 
-/* Wrapped at spaces before WIDTH; a word longer than a line is cut where
- * the line ends (there is no better place). */
-void print_wrapped(FILE *f, const char *text, int at, int indent)
-{
-	int room = WIDTH - at;
-	while (*text) {
-		int len = (int)strlen(text);
-		if (len <= room) {
-			fprintf(f, "%s\n", text);
-			return;
-		}
-		/* after a comma or semicolon when one is in the line's second
-		 * half (a figure stays with its words), else at a space */
-		int cut = room;
-		while (cut > room / 2 && !(text[cut] == ' ' && (text[cut - 1] == ',' || text[cut - 1] == ';')))
-			cut--;
-		if (cut == room / 2) {
-			cut = room;
-			while (cut > 0 && text[cut] != ' ')
-				cut--;
-		}
-		if (cut == 0)
-			cut = room; /* one long word */
-		fprintf(f, "%.*s\n%*s", cut, text, indent, "");
-		text += cut;
-		while (*text == ' ')
-			text++;
-		room = WIDTH - indent;
-	}
-}
-
 /* "sudoku-race: TEXT", wrapped under the text's first column. */
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...)
@@ -57,7 +26,7 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 	int at = (int)strlen(PROGRAM ": ");
 	fprintf(stderr, "%s: ", PROGRAM);
-	print_wrapped(stderr, text, at, at);
+	print_wrapped(stderr, text, (struct wrap){.at = at, .indent = at, .clauses = true});
 }
 
 int label_width(const char *heading, int most)
@@ -169,7 +138,7 @@ static void status_table(FILE *f)
 			fprintf(f, "%s\n%-*s ", s->label, label, "");
 		else
 			fprintf(f, "%-*s ", label, s->label);
-		print_wrapped(f, status, label + 1, label + 1);
+		print_wrapped(f, status, (struct wrap){.at = label + 1, .indent = label + 1, .clauses = true});
 	}
 }
 

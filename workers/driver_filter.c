@@ -44,7 +44,7 @@ char *out_room(struct out_buf *o, size_t more)
 		size_t cap = o->cap ? o->cap : 4096;
 		while (cap < o->len + more + 1)
 			cap *= 2;
-		o->p = driver_realloc(o->p, cap);
+		o->p = xrealloc(o->p, cap);
 		o->cap = cap;
 	}
 	return o->p + o->len;
@@ -328,7 +328,7 @@ static int filter_input(int fd)
 {
 	struct line_reader lr;
 	struct puzzle_stream ps;
-	struct stream_item *item = driver_realloc(NULL, sizeof *item);
+	struct stream_item *item = xrealloc(NULL, sizeof *item);
 	if (line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0) {
 		fprintf(stderr, "%s: out of memory\n", program);
 		exit(2);
@@ -389,7 +389,7 @@ int filter_main(int argc, char **argv, int first)
 		fprintf(stderr, "%s: out of memory\n", program);
 		return 2;
 	}
-	run = driver_realloc(NULL, (size_t)opt.batch * sizeof *run); /* a call's: opt.batch at most */
+	run = xrealloc(NULL, (size_t)opt.batch * sizeof *run); /* a call's: opt.batch at most */
 	int status = 0;
 	if (first >= argc) {
 		input_name = NULL;

@@ -334,7 +334,7 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 		*spares = kept->next;
 	} else {
 		room = size;
-		kept = driver_realloc(NULL, size);
+		kept = xrealloc(NULL, size);
 	}
 	memcpy(kept, j, size);
 	kept->room = room;
@@ -773,7 +773,7 @@ static void *plain_solver_main(void *arg)
 static void *batch_solver_main(void *arg)
 {
 	struct slot *sl = arg;
-	struct job **copy = driver_realloc(NULL, (size_t)opt.batch * sizeof *copy);
+	struct job **copy = xrealloc(NULL, (size_t)opt.batch * sizeof *copy);
 	struct job *answered = NULL; /* for spare_jobs, when the lock is next held */
 	for (;;) {
 		int n = 0;
@@ -832,12 +832,12 @@ int protocol_main(void)
 	for (int k = 0; k < nslots; k++) {
 		struct slot *sl = &slots[k];
 		size_t njobs = (size_t)(opt.batch > RUN_MAX ? opt.batch : RUN_MAX);
-		sl->jobs = driver_realloc(NULL, njobs * sizeof *sl->jobs);
-		sl->whole = driver_realloc(NULL, sizeof *sl->whole);
-		sl->whole_result = driver_realloc(NULL, sizeof *sl->whole_result);
-		sl->grids = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->grids);
-		sl->st = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->st);
-		sl->ack = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->ack);
+		sl->jobs = xrealloc(NULL, njobs * sizeof *sl->jobs);
+		sl->whole = xrealloc(NULL, sizeof *sl->whole);
+		sl->whole_result = xrealloc(NULL, sizeof *sl->whole_result);
+		sl->grids = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->grids);
+		sl->st = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->st);
+		sl->ack = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->ack);
 	}
 	const struct msg_hello hello = {
 		.name = ALGO.name,
