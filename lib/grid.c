@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -409,36 +411,23 @@ int grid_parse(const char *text, size_t len, struct grid *g, struct notation *nt
 
 static const char *unit_name[] = {"row", "column", "box"};
 
-/* The row and column of the k-th cell of unit u of a kind (0 rows, 1
- * columns, 2 boxes). */
-static void unit_cell(const struct grid *g, int kind, int u, int k, int *r, int *c)
-{
-	if (kind == 0) {
-		*r = u, *c = k;
-	} else if (kind == 1) {
-		*r = k, *c = u;
-	} else {
-		*r = (u / g->box) * g->box + k / g->box;
-		*c = (u % g->box) * g->box + k % g->box;
-	}
-}
-
-/* Names the first repeated value of a unit known to have one. */
+/* Names the first repeated value of unit u of a kind (0 rows, 1 columns,
+ * 2 boxes) known to have one. */
 static void describe_clash(const struct grid *g, int kind, int u, char *err, size_t errsz)
 {
+	const struct geometry *geo = geometry_get(g->box);
+	const uint16_t *unit = geometry_unit(geo, kind * g->side + u);
 	int first[GRID_MAX_SIDE + 1];
 	memset(first, -1, sizeof first);
 	for (int k = 0; k < g->side; k++) {
-		int r, c;
-		unit_cell(g, kind, u, k, &r, &c);
-		int v = g->cell[r * g->side + c];
+		int cell = unit[k], v = g->cell[cell];
 		if (!v)
 			continue;
 		if (first[v] >= 0) {
-			int r0, c0;
-			unit_cell(g, kind, u, first[v], &r0, &c0);
+			int cell0 = unit[first[v]];
 			snprintf(err, errsz, "value %d twice in %s %d (row %d column %d, row %d column %d)", v,
-				 unit_name[kind], u + 1, r0 + 1, c0 + 1, r + 1, c + 1);
+				 unit_name[kind], u + 1, geometry_row(geo, cell0) + 1, geometry_col(geo, cell0) + 1,
+				 geometry_row(geo, cell) + 1, geometry_col(geo, cell) + 1);
 			return;
 		}
 		first[v] = k;

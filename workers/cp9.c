@@ -41,6 +41,8 @@
 #include <immintrin.h>
 #endif
 
+#include "lib/geometry.h"
+
 /* Lanes 0-2: the bands; lane 3 stays 0. A cell's "slot" is its bit in the
  * vector seen as 128 bits: 32 * band + 9 * row-in-band + column. */
 typedef uint32_t bands __attribute__((vector_size(16)));
@@ -73,17 +75,16 @@ ALWAYS_INLINE int slot_of(int cell)
 	return cell / 27 * 32 + cell % 27;
 }
 
+/* The band bit sets of each cell and of its peers (lib/geometry.h's). */
 static void build_tables(void)
 {
+	const struct geometry *geo = geometry_get(3);
 	for (int cell = 0; cell < 81; cell++) {
-		int r = cell / 9, c = cell % 9, slot = slot_of(cell);
+		int slot = slot_of(cell);
 		slot_bits[slot][cell / 27] = 1u << (cell % 27);
-		for (int q = 0; q < 81; q++) {
-			int qr = q / 9, qc = q % 9;
-			bool same_box = qr / 3 == r / 3 && qc / 3 == c / 3;
-			if (q != cell && (qr == r || qc == c || same_box))
-				peer_bits[slot][q / 27] |= 1u << (q % 27);
-		}
+		const uint16_t *peer = geometry_peers(geo, cell);
+		for (int k = 0; k < geo->npeers; k++)
+			peer_bits[slot][peer[k] / 27] |= 1u << (peer[k] % 27);
 	}
 	tables_ready = true;
 }

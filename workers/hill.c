@@ -72,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/geometry.h"
 #include "rng.h"
 #include "worker.h"
 
@@ -127,7 +128,7 @@ struct hill {
 	int box, side, cells;
 	int target_f1; /* 2*N*N: every row and column holds N distinct digits */
 	const uint8_t *given_value; /* the puzzle: 0 where open */
-	int *row_of, *col_of;
+	const struct geometry *geo; /* its units */
 	int *free_cells; /* [box * side + i]: the i-th non-given cell of a box */
 	int *free_count; /* [box] */
 	uint8_t *missing; /* [box * side + i]: the digits the box's givens miss */
@@ -186,8 +187,6 @@ static inline int clashes_with_givens(const struct hill *h, int cell, int v)
 
 static void hill_free(struct hill *h)
 {
-	free(h->row_of);
-	free(h->col_of);
 	free(h->free_cells);
 	free(h->free_count);
 	free(h->missing);
@@ -213,8 +212,7 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 	h->cells = cells;
 	h->target_f1 = 2 * side * side;
 	h->given_value = puzzle->cell;
-	h->row_of = malloc(sizeof(int) * (size_t)cells);
-	h->col_of = malloc(sizeof(int) * (size_t)cells);
+	h->geo = geometry_get(n);
 	h->free_cells = malloc(sizeof(int) * (size_t)cells);
 	h->free_count = calloc((size_t)side, sizeof(int));
 	h->missing = malloc((size_t)cells);
@@ -225,7 +223,7 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 	h->cur = malloc((size_t)cells);
 	h->queue = calloc((size_t)queue_size, sizeof *h->queue);
 	h->best = calloc((size_t)queue_size, sizeof *h->best);
-	if (!h->row_of || !h->col_of || !h->free_cells || !h->free_count || !h->missing ||
+	if (!h->free_cells || !h->free_count || !h->missing ||
 	    !h->clash || !h->zobrist || !h->row_count || !h->col_count || !h->cur ||
 	    !h->queue || !h->best)
 		return -1;
@@ -235,17 +233,13 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 
 	for (int b = 0; b < side; b++) {
 		bool present[GRID_MAX_SIDE + 1] = {false};
-		int r0 = b / n * n, c0 = b % n * n;
-		for (int r = r0; r < r0 + n; r++) {
-			for (int c = c0; c < c0 + n; c++) {
-				int cell = r * side + c, v = puzzle->cell[cell];
-				h->row_of[cell] = r;
-				h->col_of[cell] = c;
-				if (v)
-					present[v] = true;
-				else
-					h->free_cells[b * side + h->free_count[b]++] = cell;
-			}
+		const uint16_t *box_cells = geometry_unit(h->geo, 2 * side + b);
+		for (int i = 0; i < side; i++) {
+			int cell = box_cells[i], v = puzzle->cell[cell];
+			if (v)
+				present[v] = true;
+			else
+				h->free_cells[b * side + h->free_count[b]++] = cell;
 		}
 		int k = 0;
 		for (int v = 1; v <= side; v++)
@@ -261,8 +255,8 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 		if (!v)
 			continue;
 		for (int k = 0; k < side; k++) {
-			h->clash[(h->row_of[cell] * side + k) * (side + 1) + v]++;
-			h->clash[(k * side + h->col_of[cell]) * (side + 1) + v]++;
+			h->clash[(geometry_row(h->geo, cell) * side + k) * (side + 1) + v]++;
+			h->clash[(k * side + geometry_col(h->geo, cell)) * (side + 1) + v]++;
 		}
 	}
 	return 0;
@@ -360,8 +354,8 @@ static void load_state(struct hill *h)
 	h->hash = 0;
 	for (int cell = 0; cell < h->cells; cell++) {
 		int v = h->cur[cell];
-		h->row_count[h->row_of[cell] * stride + v]++;
-		h->col_count[h->col_of[cell] * stride + v]++;
+		h->row_count[geometry_row(h->geo, cell) * stride + v]++;
+		h->col_count[geometry_col(h->geo, cell) * stride + v]++;
 		if (!h->given_value[cell]) {
 			h->f2 += clashes_with_givens(h, cell, v);
 			h->hash ^= digit_hash(h, cell, v);
@@ -389,7 +383,8 @@ static inline void swap_change(const struct hill *h, int a, int b, int *d1, int 
 {
 	const int stride = h->side + 1;
 	const int va = h->cur[a], vb = h->cur[b];
-	const int ra = h->row_of[a], rb = h->row_of[b], ca = h->col_of[a], cb = h->col_of[b];
+	const int ra = geometry_row(h->geo, a), rb = geometry_row(h->geo, b);
+	const int ca = geometry_col(h->geo, a), cb = geometry_col(h->geo, b);
 	int f1 = 0;
 	if (ra != rb) {
 		f1 += distinct_change(&h->row_count[ra * stride], va, vb);
@@ -408,7 +403,8 @@ static void apply_swap(struct hill *h, int a, int b, int d1, int d2)
 {
 	const int stride = h->side + 1;
 	const int va = h->cur[a], vb = h->cur[b];
-	const int ra = h->row_of[a], rb = h->row_of[b], ca = h->col_of[a], cb = h->col_of[b];
+	const int ra = geometry_row(h->geo, a), rb = geometry_row(h->geo, b);
+	const int ca = geometry_col(h->geo, a), cb = geometry_col(h->geo, b);
 	h->row_count[ra * stride + va]--;
 	h->row_count[ra * stride + vb]++;
 	h->row_count[rb * stride + vb]--;
@@ -621,8 +617,8 @@ static enum expand_result expand(struct hill *h)
 			struct slot *x = &slot[i];
 			const int cell = cells[i];
 			x->v = h->cur[cell];
-			x->row = h->row_of[cell];
-			x->col = h->col_of[cell];
+			x->row = geometry_row(h->geo, cell);
+			x->col = geometry_col(h->geo, cell);
 			x->row_count = &h->row_count[x->row * stride];
 			x->col_count = &h->col_count[x->col * stride];
 			x->row_single = x->row_count[x->v] == 1;

@@ -104,6 +104,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/geometry.h"
 #include "propagate.h"
 #include "rng.h"
 #include "worker.h"
@@ -148,13 +149,12 @@ struct change {
 
 struct tabu {
 	int box, side, cells, stride; /* stride = N + 1: per-unit tables by value */
-	int npeers;
+	const struct geometry *geo; /* its units and peers */
 	const struct grid *puzzle;
 	uint64_t all;        /* the value set {1..N} */
 	uint64_t *root;      /* [cells] the domains after pre-processing */
 	bool *fixed;         /* [cells] given, or a singleton of the pre-processing */
 	uint8_t *value;      /* [cells] the current assignment, 0: empty */
-	int *row_of, *col_of, *box_of;
 	/* the assigned values of each unit, and where each is */
 	uint64_t *row_mask, *col_mask, *box_mask;
 	/* the assigned values where a row meets a box ([row * n + box column])
@@ -197,9 +197,6 @@ static void tabu_free(struct tabu *t)
 	free(t->root);
 	free(t->fixed);
 	free(t->value);
-	free(t->row_of);
-	free(t->col_of);
-	free(t->box_of);
 	free(t->row_mask);
 	free(t->col_mask);
 	free(t->box_mask);
@@ -227,14 +224,11 @@ static int tabu_alloc(struct tabu *t, const struct grid *puzzle)
 	t->stride = stride;
 	t->puzzle = puzzle;
 	t->all = side == 64 ? ~0ULL : (1ULL << side) - 1;
-	cp_peers(t->box, 0, &t->npeers);
+	t->geo = geometry_get(t->box);
 	const size_t units = (size_t)side * (size_t)stride;
 	t->root = malloc(sizeof *t->root * (size_t)cells);
 	t->fixed = calloc((size_t)cells, sizeof *t->fixed);
 	t->value = calloc((size_t)cells, 1);
-	t->row_of = malloc(sizeof(int) * (size_t)cells);
-	t->col_of = malloc(sizeof(int) * (size_t)cells);
-	t->box_of = malloc(sizeof(int) * (size_t)cells);
 	t->row_mask = calloc((size_t)side, sizeof(uint64_t));
 	t->col_mask = calloc((size_t)side, sizeof(uint64_t));
 	t->box_mask = calloc((size_t)side, sizeof(uint64_t));
@@ -251,31 +245,24 @@ static int tabu_alloc(struct tabu *t, const struct grid *puzzle)
 	t->log = malloc(sizeof *t->log * (size_t)cells * 3);
 	t->tabu_ring = malloc(sizeof(int) * (size_t)(tabu_size + 3));
 	t->tabu_count = calloc((size_t)cells * (size_t)stride, sizeof(uint32_t));
-	if (!t->root || !t->fixed || !t->value || !t->row_of || !t->col_of || !t->box_of ||
-	    !t->row_mask || !t->col_mask || !t->box_mask || !t->row_pos || !t->col_pos ||
+	if (!t->root || !t->fixed || !t->value || !t->row_mask || !t->col_mask || !t->box_mask || !t->row_pos || !t->col_pos ||
 	    !t->box_pos || !t->open_cells || !t->row_box_mask || !t->col_box_mask ||
 	    !t->tabu_mask || !t->queue || !t->queued ||
 	    !t->log || !t->tabu_ring || !t->tabu_count)
 		return -1;
-	for (int cell = 0; cell < cells; cell++) {
-		int r = cell / side, c = cell % side;
-		t->row_of[cell] = r;
-		t->col_of[cell] = c;
-		t->box_of[cell] = grid_box_index(puzzle, r, c);
-	}
 	return 0;
 }
 
 /* The values no assigned peer of a cell holds, within its root domain. */
 static inline uint64_t domain(const struct tabu *t, int cell)
 {
-	return t->root[cell] & ~(t->row_mask[t->row_of[cell]] | t->col_mask[t->col_of[cell]] |
-				 t->box_mask[t->box_of[cell]]);
+	return t->root[cell] & ~(t->row_mask[geometry_row(t->geo, cell)] | t->col_mask[geometry_col(t->geo, cell)] |
+				 t->box_mask[geometry_box(t->geo, cell)]);
 }
 
 static void assign(struct tabu *t, int cell, int v)
 {
-	const int r = t->row_of[cell], c = t->col_of[cell], b = t->box_of[cell];
+	const int r = geometry_row(t->geo, cell), c = geometry_col(t->geo, cell), b = geometry_box(t->geo, cell);
 	t->value[cell] = (uint8_t)v;
 	t->row_mask[r] |= bit(v);
 	t->col_mask[c] |= bit(v);
@@ -290,7 +277,7 @@ static void assign(struct tabu *t, int cell, int v)
 
 static void unassign(struct tabu *t, int cell)
 {
-	const int r = t->row_of[cell], c = t->col_of[cell], b = t->box_of[cell];
+	const int r = geometry_row(t->geo, cell), c = geometry_col(t->geo, cell), b = geometry_box(t->geo, cell);
 	const int v = t->value[cell];
 	t->value[cell] = 0;
 	t->row_mask[r] &= ~bit(v);
@@ -338,8 +325,8 @@ static void look_at(struct tabu *t, int cell)
 
 static void look_at_peers(struct tabu *t, int cell)
 {
-	int n;
-	const uint16_t *peers = cp_peers(t->box, cell, &n);
+	const int n = t->geo->npeers;
+	const uint16_t *peers = geometry_peers(t->geo, cell);
 	for (int i = 0; i < n; i++)
 		look_at(t, peers[i]);
 }
@@ -424,13 +411,13 @@ static void begin_try(struct tabu *t)
 static int holders(const struct tabu *t, int cell, int v, int out[3])
 {
 	int n = 0;
-	int p = t->row_pos[t->row_of[cell] * t->stride + v];
+	int p = t->row_pos[geometry_row(t->geo, cell) * t->stride + v];
 	if (p >= 0)
 		out[n++] = p;
-	p = t->col_pos[t->col_of[cell] * t->stride + v];
+	p = t->col_pos[geometry_col(t->geo, cell) * t->stride + v];
 	if (p >= 0)
 		out[n++] = p;
-	p = t->box_pos[t->box_of[cell] * t->stride + v];
+	p = t->box_pos[geometry_box(t->geo, cell) * t->stride + v];
 	if (p >= 0 && (n == 0 || out[0] != p) && (n < 2 || out[1] != p))
 		out[n++] = p;
 	return n;
@@ -449,9 +436,9 @@ static bool movable(const struct tabu *t, int cell)
  * in the cell's row or column already. */
 static void move_sets(const struct tabu *t, int cell, uint64_t k[4])
 {
-	const int r = t->row_of[cell], c = t->col_of[cell], n = t->box;
+	const int r = geometry_row(t->geo, cell), c = geometry_col(t->geo, cell), n = t->box;
 	const uint64_t row = t->row_mask[r], col = t->col_mask[c];
-	const uint64_t box = t->box_mask[t->box_of[cell]] & ~t->row_box_mask[r * n + c / n] &
+	const uint64_t box = t->box_mask[geometry_box(t->geo, cell)] & ~t->row_box_mask[r * n + c / n] &
 			     ~t->col_box_mask[c * n + r / n];
 	uint64_t values = t->root[cell] & ~t->tabu_mask[cell];
 	if (t->value[cell])
