@@ -21,8 +21,11 @@ static struct geometry *build(int box)
 	uint16_t *unit = xmalloc(sizeof *unit * (size_t)nunits * (size_t)side);
 	uint16_t *cell_unit = xmalloc(sizeof *cell_unit * 3 * (size_t)cells);
 	uint8_t *cell_pos = xmalloc(3 * (size_t)cells);
+	uint8_t *rcb = xmalloc(3 * (size_t)cells);
 	uint16_t *peer = xmalloc(sizeof *peer * (size_t)cells * (size_t)npeers);
-	*g = (struct geometry){box, side, cells, nunits, npeers, unit, cell_unit, cell_pos, peer};
+	*g = (struct geometry){.box = box, .side = side, .cells = cells, .nunits = nunits, .npeers = npeers,
+			       .unit = unit, .cell_unit = cell_unit, .cell_pos = cell_pos,
+			       .row_of = rcb, .col_of = rcb + cells, .box_of = rcb + 2 * cells, .peer = peer};
 	for (int u = 0; u < side; u++) {
 		for (int k = 0; k < side; k++) {
 			unit[u * side + k] = (uint16_t)(u * side + k);
@@ -39,6 +42,9 @@ static struct geometry *build(int box)
 		cell_pos[3 * cell] = (uint8_t)c;
 		cell_pos[3 * cell + 1] = (uint8_t)r;
 		cell_pos[3 * cell + 2] = (uint8_t)((r % box) * box + c % box);
+		rcb[cell] = (uint8_t)r;
+		rcb[cells + cell] = (uint8_t)c;
+		rcb[2 * cells + cell] = (uint8_t)((r / box) * box + c / box);
 		uint16_t *p = peer + (size_t)cell * (size_t)npeers;
 		for (int k = 0; k < side; k++) {
 			if (k != c)
@@ -60,6 +66,7 @@ static void destroy(struct geometry *g)
 	free((void *)g->unit);
 	free((void *)g->cell_unit);
 	free((void *)g->cell_pos);
+	free((void *)g->row_of);
 	free((void *)g->peer);
 	free(g);
 }

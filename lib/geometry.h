@@ -21,6 +21,9 @@ struct geometry {
 	/* [cells][3]: the cell's place in each of them: c, r, its place in
 	 * the box (unit[u][cell_pos] is the cell again) */
 	const uint8_t *cell_pos;
+	/* [cells]: a cell's row, column and box, 0 to N-1 each (a search
+	 * that keeps a table per kind of unit indexes it with these) */
+	const uint8_t *row_of, *col_of, *box_of;
 	/* [cells][npeers]: the cell's peers: its row's and its column's cells,
 	 * taken by turns along the line (k = 0..N-1: (r, k) then (k, c)), then
 	 * the cells of its box in neither, in reading order */
@@ -46,17 +49,17 @@ static inline const uint16_t *geometry_peers(const struct geometry *g, int cell)
 /* A cell's row, column and box, 0 to N-1 each. */
 static inline int geometry_row(const struct geometry *g, int cell)
 {
-	return g->cell_unit[3 * cell];
+	return g->row_of[cell];
 }
 
 static inline int geometry_col(const struct geometry *g, int cell)
 {
-	return g->cell_unit[3 * cell + 1] - g->side;
+	return g->col_of[cell];
 }
 
 static inline int geometry_box(const struct geometry *g, int cell)
 {
-	return g->cell_unit[3 * cell + 2] - 2 * g->side;
+	return g->box_of[cell];
 }
 
 #endif

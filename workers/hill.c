@@ -129,6 +129,7 @@ struct hill {
 	int target_f1; /* 2*N*N: every row and column holds N distinct digits */
 	const uint8_t *given_value; /* the puzzle: 0 where open */
 	const struct geometry *geo; /* its units */
+	const uint8_t *row_of, *col_of; /* geo's */
 	int *free_cells; /* [box * side + i]: the i-th non-given cell of a box */
 	int *free_count; /* [box] */
 	uint8_t *missing; /* [box * side + i]: the digits the box's givens miss */
@@ -213,6 +214,8 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 	h->target_f1 = 2 * side * side;
 	h->given_value = puzzle->cell;
 	h->geo = geometry_get(n);
+	h->row_of = h->geo->row_of;
+	h->col_of = h->geo->col_of;
 	h->free_cells = malloc(sizeof(int) * (size_t)cells);
 	h->free_count = calloc((size_t)side, sizeof(int));
 	h->missing = malloc((size_t)cells);
@@ -255,8 +258,8 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 		if (!v)
 			continue;
 		for (int k = 0; k < side; k++) {
-			h->clash[(geometry_row(h->geo, cell) * side + k) * (side + 1) + v]++;
-			h->clash[(k * side + geometry_col(h->geo, cell)) * (side + 1) + v]++;
+			h->clash[(h->row_of[cell] * side + k) * (side + 1) + v]++;
+			h->clash[(k * side + h->col_of[cell]) * (side + 1) + v]++;
 		}
 	}
 	return 0;
@@ -354,8 +357,8 @@ static void load_state(struct hill *h)
 	h->hash = 0;
 	for (int cell = 0; cell < h->cells; cell++) {
 		int v = h->cur[cell];
-		h->row_count[geometry_row(h->geo, cell) * stride + v]++;
-		h->col_count[geometry_col(h->geo, cell) * stride + v]++;
+		h->row_count[h->row_of[cell] * stride + v]++;
+		h->col_count[h->col_of[cell] * stride + v]++;
 		if (!h->given_value[cell]) {
 			h->f2 += clashes_with_givens(h, cell, v);
 			h->hash ^= digit_hash(h, cell, v);
@@ -383,8 +386,7 @@ static inline void swap_change(const struct hill *h, int a, int b, int *d1, int 
 {
 	const int stride = h->side + 1;
 	const int va = h->cur[a], vb = h->cur[b];
-	const int ra = geometry_row(h->geo, a), rb = geometry_row(h->geo, b);
-	const int ca = geometry_col(h->geo, a), cb = geometry_col(h->geo, b);
+	const int ra = h->row_of[a], rb = h->row_of[b], ca = h->col_of[a], cb = h->col_of[b];
 	int f1 = 0;
 	if (ra != rb) {
 		f1 += distinct_change(&h->row_count[ra * stride], va, vb);
@@ -403,8 +405,7 @@ static void apply_swap(struct hill *h, int a, int b, int d1, int d2)
 {
 	const int stride = h->side + 1;
 	const int va = h->cur[a], vb = h->cur[b];
-	const int ra = geometry_row(h->geo, a), rb = geometry_row(h->geo, b);
-	const int ca = geometry_col(h->geo, a), cb = geometry_col(h->geo, b);
+	const int ra = h->row_of[a], rb = h->row_of[b], ca = h->col_of[a], cb = h->col_of[b];
 	h->row_count[ra * stride + va]--;
 	h->row_count[ra * stride + vb]++;
 	h->row_count[rb * stride + vb]--;
@@ -617,8 +618,8 @@ static enum expand_result expand(struct hill *h)
 			struct slot *x = &slot[i];
 			const int cell = cells[i];
 			x->v = h->cur[cell];
-			x->row = geometry_row(h->geo, cell);
-			x->col = geometry_col(h->geo, cell);
+			x->row = h->row_of[cell];
+			x->col = h->col_of[cell];
 			x->row_count = &h->row_count[x->row * stride];
 			x->col_count = &h->col_count[x->col * stride];
 			x->row_single = x->row_count[x->v] == 1;

@@ -150,6 +150,7 @@ struct change {
 struct tabu {
 	int box, side, cells, stride; /* stride = N + 1: per-unit tables by value */
 	const struct geometry *geo; /* its units and peers */
+	const uint8_t *row_of, *col_of, *box_of; /* geo's */
 	const struct grid *puzzle;
 	uint64_t all;        /* the value set {1..N} */
 	uint64_t *root;      /* [cells] the domains after pre-processing */
@@ -225,6 +226,9 @@ static int tabu_alloc(struct tabu *t, const struct grid *puzzle)
 	t->puzzle = puzzle;
 	t->all = side == 64 ? ~0ULL : (1ULL << side) - 1;
 	t->geo = geometry_get(t->box);
+	t->row_of = t->geo->row_of;
+	t->col_of = t->geo->col_of;
+	t->box_of = t->geo->box_of;
 	const size_t units = (size_t)side * (size_t)stride;
 	t->root = malloc(sizeof *t->root * (size_t)cells);
 	t->fixed = calloc((size_t)cells, sizeof *t->fixed);
@@ -256,13 +260,13 @@ static int tabu_alloc(struct tabu *t, const struct grid *puzzle)
 /* The values no assigned peer of a cell holds, within its root domain. */
 static inline uint64_t domain(const struct tabu *t, int cell)
 {
-	return t->root[cell] & ~(t->row_mask[geometry_row(t->geo, cell)] | t->col_mask[geometry_col(t->geo, cell)] |
-				 t->box_mask[geometry_box(t->geo, cell)]);
+	return t->root[cell] & ~(t->row_mask[t->row_of[cell]] | t->col_mask[t->col_of[cell]] |
+				 t->box_mask[t->box_of[cell]]);
 }
 
 static void assign(struct tabu *t, int cell, int v)
 {
-	const int r = geometry_row(t->geo, cell), c = geometry_col(t->geo, cell), b = geometry_box(t->geo, cell);
+	const int r = t->row_of[cell], c = t->col_of[cell], b = t->box_of[cell];
 	t->value[cell] = (uint8_t)v;
 	t->row_mask[r] |= bit(v);
 	t->col_mask[c] |= bit(v);
@@ -277,7 +281,7 @@ static void assign(struct tabu *t, int cell, int v)
 
 static void unassign(struct tabu *t, int cell)
 {
-	const int r = geometry_row(t->geo, cell), c = geometry_col(t->geo, cell), b = geometry_box(t->geo, cell);
+	const int r = t->row_of[cell], c = t->col_of[cell], b = t->box_of[cell];
 	const int v = t->value[cell];
 	t->value[cell] = 0;
 	t->row_mask[r] &= ~bit(v);
@@ -411,13 +415,13 @@ static void begin_try(struct tabu *t)
 static int holders(const struct tabu *t, int cell, int v, int out[3])
 {
 	int n = 0;
-	int p = t->row_pos[geometry_row(t->geo, cell) * t->stride + v];
+	int p = t->row_pos[t->row_of[cell] * t->stride + v];
 	if (p >= 0)
 		out[n++] = p;
-	p = t->col_pos[geometry_col(t->geo, cell) * t->stride + v];
+	p = t->col_pos[t->col_of[cell] * t->stride + v];
 	if (p >= 0)
 		out[n++] = p;
-	p = t->box_pos[geometry_box(t->geo, cell) * t->stride + v];
+	p = t->box_pos[t->box_of[cell] * t->stride + v];
 	if (p >= 0 && (n == 0 || out[0] != p) && (n < 2 || out[1] != p))
 		out[n++] = p;
 	return n;
@@ -436,9 +440,9 @@ static bool movable(const struct tabu *t, int cell)
  * in the cell's row or column already. */
 static void move_sets(const struct tabu *t, int cell, uint64_t k[4])
 {
-	const int r = geometry_row(t->geo, cell), c = geometry_col(t->geo, cell), n = t->box;
+	const int r = t->row_of[cell], c = t->col_of[cell], n = t->box;
 	const uint64_t row = t->row_mask[r], col = t->col_mask[c];
-	const uint64_t box = t->box_mask[geometry_box(t->geo, cell)] & ~t->row_box_mask[r * n + c / n] &
+	const uint64_t box = t->box_mask[t->box_of[cell]] & ~t->row_box_mask[r * n + c / n] &
 			     ~t->col_box_mask[c * n + r / n];
 	uint64_t values = t->root[cell] & ~t->tabu_mask[cell];
 	if (t->value[cell])
