@@ -380,11 +380,11 @@ int grid_parse(const char *text, size_t len, struct grid *g, struct notation *nt
 		s++;
 	while (end > s && is_space(end[-1]))
 		end--;
-	size_t n = (size_t)(end - s);
-	if (n == 0) {
+	if (s == end) {
 		snprintf(err, errsz, "empty puzzle");
 		return -1;
 	}
+	size_t n = (size_t)(end - s);
 	/* Numbers: any blank or comma between tokens means numbers (a line of
 	 * characters has no separators). */
 	bool separated = memchr(s, ',', n) || memchr(s, ' ', n) || memchr(s, '\t', n);
@@ -449,8 +449,8 @@ static bool clash_9x9(const uint8_t *cell, int *bad_kind, int *bad_unit)
 				int v = cell[9 * r + c];
 				uint16_t bit = (uint16_t)((v != 0) << ((v - 1) & 15));
 				if ((row | cols[c] | box) & bit) {
-					*bad_kind = row & bit ? 0 : cols[c] & bit ? 1 : 2;
-					*bad_unit = row & bit ? r : cols[c] & bit ? c : b;
+					*bad_kind = (row & bit) ? 0 : (cols[c] & bit) ? 1 : 2;
+					*bad_unit = (row & bit) ? r : (cols[c] & bit) ? c : b;
 					return true;
 				}
 				row |= bit;
@@ -617,8 +617,8 @@ size_t grid_format_pretty_max(int side)
 int grid_format_pretty(const struct grid *g, const struct notation *nt, char *buf, size_t bufsz)
 {
 	size_t pos = 0;
-	int w = g->side > GRID_MAX_CHAR_SIDE || nt->style == NOTATION_NUMBERS ? (g->side >= 10 ? 2 : 1) : 1;
 	bool numbers = nt->style == NOTATION_NUMBERS || g->side > GRID_MAX_CHAR_SIDE;
+	int w = numbers && g->side >= 10 ? 2 : 1;
 #define PUT(...)                                                                 \
 	do {                                                                     \
 		int k_ = snprintf(buf + pos, pos < bufsz ? bufsz - pos : 0, __VA_ARGS__); \
