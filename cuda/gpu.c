@@ -34,14 +34,11 @@ static int expand_size;       /* 0: the method's default */
 static int threads_per_block; /* 0: the default */
 static bool emulate;
 static int dlx_column = ORDER_ROWS;
-/* CPW's split: 1000 passes, measured on an H100 end to end, a million
- * puzzles a set, two lanes (contrib/bench/gpu-h100.md): forum_hardest x20
- * took 1.2 s at 500, 1.0 at 1000 and 2000, 1.5 at 250 (the launches, a
- * long chain of relaunches of a few trees, 1.7 s); the 17-clue set x20
- * 0.52-0.6 s at 250 to 1000, 0.6-0.7 at 2000 and more. Most puzzles need
- * far fewer passes (median 29 on the 17-clue set); the long ones hand
- * their work on to warps left idle. (250 had been chosen on the 17-clue
- * set alone, its launches only.) */
+/* CPW's split: the passes a tree runs before it hands its open work on to
+ * warps left idle. Most puzzles need far fewer; a smaller split cuts a hard
+ * set's trees into long chains of relaunches of a few trees, a larger one
+ * leaves warps idle behind the long trees. 1000: the best end-to-end time
+ * on both of contrib/bench/gpu-h100.md's sets ("The split"). */
 #define DEFAULT_SPLIT 1000
 static int split_passes = DEFAULT_SPLIT;
 /* batches at once: two keep the device busy while one is on the CPU */
@@ -235,7 +232,7 @@ struct hook_arg {
 /* A search in brute force's order that has run this long, plus a little
  * for each puzzle of its batch, may run for hours (emulated, far longer):
  * the user hears so, once. A batch of easy puzzles takes well under the
- * allowance (8400 of tests/data's 9x9 by SPBF emulated: 0.3 ms each). */
+ * allowance, emulated too (contrib/bench/code-notes.md). */
 #define SLOW_NOTICE_MS 5000
 #define SLOW_NOTICE_PER_PUZZLE_MS 5
 static atomic_bool slow_noticed;

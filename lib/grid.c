@@ -467,8 +467,8 @@ static bool clash_9x9(const uint8_t *cell, int *bad_kind, int *bad_unit)
  * cell and with the units' sums independent: each cell adds one to its value's
  * 4-bit counter in a 64-bit word, each unit sums its nine words, and a
  * counter of two or more (bits 1-3 of a nibble; nine cells cannot carry
- * out of one) is a clash. 1.7 times as fast as clash_9x9, which then
- * only names the clash. */
+ * out of one) is a clash. clash_9x9 then only names the clash
+ * (contrib/bench/code-notes.md). */
 static bool any_clash_9x9(const uint8_t *cell)
 {
 	uint64_t col[9] = {0}, seen = 0;
@@ -572,8 +572,9 @@ int grid_format(const struct grid *g, const struct notation *nt, char *buf, size
 			return -1;
 		if (g->side <= 9 && nt->style == NOTATION_CHARS) {
 			/* digits: '0' + value, the blank for 0, '?' above the side
-			 * (as the table below), 16 cells a step: the table's loop was
-			 * 3% of sudoku-cp's time on easy 9x9 sets */
+			 * (as the table below), 16 cells a step rather than a look-up
+			 * a cell: every 9x9 answer comes through here
+			 * (contrib/bench/code-notes.md) */
 			typedef uint8_t bytes16 __attribute__((vector_size(16)));
 			const bytes16 zero = {0}, side = zero + (uint8_t)g->side;
 			int i = 0;
@@ -664,9 +665,9 @@ bool grid_verify(const struct grid *puzzle, const struct grid *solution, char *w
 			 puzzle->side, puzzle->side);
 		return false;
 	}
-	/* a first pass 16 cells a step, with no branch per cell (the loop
-	 * below was 4% of sudoku-cp's instructions on easy 9x9 sets); the
-	 * loop names the problem, when there is one */
+	/* a first pass 16 cells a step, with no branch per cell (every answer
+	 * is verified: contrib/bench/code-notes.md); the loop below names the
+	 * problem, when there is one */
 	typedef uint8_t bytes16 __attribute__((vector_size(16)));
 	const bytes16 zero = {0}, side = zero + (uint8_t)puzzle->side; /* at most 64 */
 	bytes16 bad = zero;

@@ -468,9 +468,8 @@ ALWAYS_INLINE bool enter(struct search *se, struct frame *f, int depth)
  * puzzle's bytes a band (27 cells) at a time: the four bits of the values
  * as four bit planes, a digit's cells the AND of its bits' planes. No
  * branch on blanks (which mispredict) and no stores to a table indexed by
- * the value: placing the givens one by one, with the answer written cell
- * by cell, was 8% of the time on serg_benchmark's easy puzzles. Cells
- * beyond the 81 are never read. */
+ * the value (contrib/bench/code-notes.md). Cells beyond the 81 are never
+ * read. */
 ALWAYS_INLINE void given_cells(const uint8_t *cell, bands given[9])
 {
 	uint32_t plane[4][3];
@@ -581,8 +580,8 @@ MACHINE_CLONES static bool search(struct search *se, const uint8_t *cell)
 
 /* A solved board's values into cells 0-80 (and zeros into 81-85, which a
  * grid holds and does not use): the four bits of the values as four bit
- * planes, each band's 27 bits of a plane spread to bytes. A loop over the
- * cells of each digit was 5% of the time on easy sets. */
+ * planes, each band's 27 bits of a plane spread to bytes, with no loop
+ * over each digit's cells (contrib/bench/code-notes.md). */
 static void solution_cells(const struct board *b, uint8_t *cell)
 {
 	bands plane[4] = {{0}};

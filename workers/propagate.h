@@ -67,8 +67,9 @@ static inline int cp_popcount(uint64_t x)
 #ifdef __POPCNT__
 	return __builtin_popcountll(x);
 #else
-	/* without the instruction the builtin is a call into libgcc, 9% of
-	 * the 16x16 search's time (MRV counts every open cell) */
+	/* without the instruction the builtin is a call into libgcc, and
+	 * MRV counts every open cell's values: inline bit arithmetic
+	 * (contrib/bench/code-notes.md) */
 	x -= (x >> 1) & 0x5555555555555555ULL;
 	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
 	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;

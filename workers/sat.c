@@ -12,12 +12,11 @@
  * fixed makes some 5,600 variables, where the plain encoding of every cell
  * and value has 46,656 and 3.3 million clauses.
  *
- * The defaults are measured (contrib/bench/sat-notes.md; 36x36 at 45%,
- * median CPU time of ten puzzles): pairwise at-most-one with CaDiCaL in
- * stable mode only (its --sat configuration) 1.1 s, against 3.6 s for the
- * counter from 7 literals up in CaDiCaL's default alternation of modes, and
- * 1.7 s for either change alone; focused mode alone times out. These
- * puzzles have a solution, and stable mode is for finding one. Locked
+ * The defaults are the fastest measured (contrib/bench/sat-notes.md,
+ * "Options measured"): pairwise at-most-one, with CaDiCaL in stable mode
+ * only (its --sat configuration); each helps alone, and focused mode alone
+ * times out. These puzzles have a solution, and stable mode is for finding
+ * one. Locked
  * candidates before encoding (--locked), or no presolve at all, change
  * little: CDCL finds what they find.
  *
