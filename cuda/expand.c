@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "expand.h"
+#include "lib/geometry.h"
 
 void frontier_init(struct frontier *f, int cells)
 {
@@ -61,20 +62,6 @@ static int popcount64(uint64_t x)
 	return __builtin_popcountll(x);
 }
 
-/* The cell at position k of unit u of a kind: 0 rows, 1 columns, 2 boxes,
- * in increasing cell order (the order rows enter a column of the matrix). */
-static int unit_cell(int kind, int u, int k, int box, int side)
-{
-	switch (kind) {
-	case 0:
-		return u * side + k;
-	case 1:
-		return k * side + u;
-	default:
-		return ((u / box) * box + k / box) * side + (u % box) * box + k % box;
-	}
-}
-
 int expand_branches(const uint8_t *board, int box, enum branch_order order, int *cell, int *digit)
 {
 	const int side = box * box, cells = side * side;
@@ -99,14 +86,14 @@ int expand_branches(const uint8_t *board, int box, enum branch_order order, int 
 	 * §2.2's column order, as dlx_choose_column picks it from the links:
 	 * a blank cell's column holds its candidates; a unit-digit column not
 	 * yet covered holds the unit's blank cells where the digit can go */
+	const struct geometry *geo = geometry_get(box);
 	uint64_t unit_used[3][GRID_MAX_SIDE];
 	memset(unit_used, 0, sizeof unit_used);
 	for (int i = 0; i < cells; i++) {
-		int r = i / side, c = i % side;
 		uint64_t bit = digit_bit(board[i]);
-		unit_used[0][r] |= bit;
-		unit_used[1][c] |= bit;
-		unit_used[2][(r / box) * box + c / box] |= bit;
+		unit_used[0][geometry_row(geo, i)] |= bit;
+		unit_used[1][geometry_col(geo, i)] |= bit;
+		unit_used[2][geometry_box(geo, i)] |= bit;
 	}
 	const uint64_t all = side == 64 ? ~(uint64_t)0 : ((uint64_t)1 << side) - 1;
 	uint64_t cand[GRID_MAX_CELLS];
@@ -119,7 +106,7 @@ int expand_branches(const uint8_t *board, int box, enum branch_order order, int 
 			cand[i] = 0;
 			continue;
 		}
-		int r = i / side, c = i % side, b = (r / box) * box + c / box;
+		const int r = geometry_row(geo, i), c = geometry_col(geo, i), b = geometry_box(geo, i);
 		cand[i] = ~(unit_used[0][r] | unit_used[1][c] | unit_used[2][b]) & all;
 		for (uint64_t m = cand[i]; m; m &= m - 1) {
 			int k = __builtin_ctzll(m);
@@ -150,8 +137,11 @@ int expand_branches(const uint8_t *board, int box, enum branch_order order, int 
 				digit[n++] = d;
 			}
 	} else {
+		/* the unit's cells in increasing order, the order rows enter a
+		 * column of the matrix */
+		const uint16_t *unit = geometry_unit(geo, best_kind * side + best_unit);
 		for (int k = 0; k < side; k++) {
-			int i = unit_cell(best_kind, best_unit, k, box, side);
+			int i = unit[k];
 			if (cand[i] & digit_bit(best_digit)) {
 				cell[n] = i;
 				digit[n++] = best_digit;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "gpu_device.h"
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "workers/worker.h"
 
 /* The trees of one launch, from any number of puzzles of one size. */

@@ -21,10 +21,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "expand.h"
 #include "gpu_run.h"
+#include "lib/clock.h"
 #include "workers/worker.h"
 
 /* --method's last choice: the method that fits each grid size */
@@ -34,14 +34,11 @@ static int expand_size;       /* 0: the method's default */
 static int threads_per_block; /* 0: the default */
 static bool emulate;
 static int dlx_column = ORDER_ROWS;
-/* CPW's split: 1000 passes, measured on an H100 end to end, a million
- * puzzles a set, two lanes (contrib/bench/gpu-h100.md): forum_hardest x20
- * took 1.2 s at 500, 1.0 at 1000 and 2000, 1.5 at 250 (the launches, a
- * long chain of relaunches of a few trees, 1.7 s); the 17-clue set x20
- * 0.52-0.6 s at 250 to 1000, 0.6-0.7 at 2000 and more. Most puzzles need
- * far fewer passes (median 29 on the 17-clue set); the long ones hand
- * their work on to warps left idle. (250 had been chosen on the 17-clue
- * set alone, its launches only.) */
+/* CPW's split: the passes a tree runs before it hands its open work on to
+ * warps left idle. Most puzzles need far fewer; a smaller split cuts a hard
+ * set's trees into long chains of relaunches of a few trees, a larger one
+ * leaves warps idle behind the long trees. 1000: the best end-to-end time
+ * on both of contrib/bench/gpu-h100.md's sets ("The split"). */
 #define DEFAULT_SPLIT 1000
 static int split_passes = DEFAULT_SPLIT;
 /* batches at once: two keep the device busy while one is on the CPU */
@@ -235,7 +232,7 @@ struct hook_arg {
 /* A search in brute force's order that has run this long, plus a little
  * for each puzzle of its batch, may run for hours (emulated, far longer):
  * the user hears so, once. A batch of easy puzzles takes well under the
- * allowance (8400 of tests/data's 9x9 by SPBF emulated: 0.3 ms each). */
+ * allowance, emulated too (contrib/bench/code-notes.md). */
 #define SLOW_NOTICE_MS 5000
 #define SLOW_NOTICE_PER_PUZZLE_MS 5
 static atomic_bool slow_noticed;
@@ -274,13 +271,6 @@ static void hook_progress(void *arg, uint64_t nodes, uint64_t trees_done, uint64
 			(unsigned long long)trees, (unsigned long long)nodes);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* --- Algorithm 4 for puzzles of one size --- */
 
 /* The launch of a job's trees; with CPW's split, then the launches of the
@@ -309,9 +299,9 @@ static int launch(struct lane *ln, struct gpu_job *job, const struct gpu_hooks *
 			}
 			job->spill_cap = (int)cap;
 		}
-		double t1 = now_ms();
+		const uint64_t t1 = now_ns();
 		rc = emulate ? gpu_emulate(job, hooks, err, errsz) : gpu_cuda_run(job, hooks, err, errsz);
-		const double launch_ms = now_ms() - t1;
+		const double launch_ms = ms_since(t1);
 		worker_stage_time("launches", launch_ms);
 		if (emulate)
 			job->kernel_ms = (float)launch_ms;
@@ -415,7 +405,7 @@ static void solve_group(struct group *g)
 		frontier_clear(f);
 		int k = 0;
 		bool stopped = false;
-		double t0 = now_ms();
+		const uint64_t t0 = now_ns();
 		while (start + k < g->n && (k == 0 || (f->n + s) * cells <= FRONTIER_BYTES)) {
 			int i = g->index[start + k];
 			struct expand_result er;
@@ -456,7 +446,7 @@ static void solve_group(struct group *g)
 			job.order = g->order;
 			job.split_passes = g->method == GPU_CPW ? split_passes : 0;
 			char err[200] = "";
-			const double expand_ms = now_ms() - t0;
+			const double expand_ms = ms_since(t0);
 			worker_stage_time("expansion", expand_ms);
 			int rc = launch(g->lane, &job, &hooks, g->ctx, expand_ms, err, sizeof err);
 			if (rc < 0) {

@@ -23,6 +23,7 @@
 #include "cpw_team.h"
 #include "dlx_tree.h"
 #include "gpu_run.h"
+#include "lib/clock.h"
 #include "opbf_team.h"
 
 /* --- the kernels: each thread or block runs the shared per-tree code --- */
@@ -238,13 +239,6 @@ static void pause_us(long us)
 	nanosleep(&ts, NULL);
 }
 
-static double now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* How long the wait for a kernel spins before it sleeps: most of a split's
  * relaunches take less, and each sleep adds its 100 us and the timer's
  * slack to the launch. */
@@ -267,148 +261,194 @@ static void report_progress(struct cuda_lane *ln, struct gpu_job *job, const str
 	hooks->progress(hooks->arg, nodes, *ln->status_host, (uint64_t)job->ntrees);
 }
 
-extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz)
+/* The shape of a launch: threads per block, blocks, dynamic shared memory
+ * per block. */
+struct launch_shape {
+	int threads;
+	long blocks;
+	size_t shared;
+};
+
+/* Algorithm 4 line 3: the buffers every method needs (kept from earlier
+ * launches when big enough), and the launch's description over them. */
+static int reserve_common(struct cuda_lane *ln, const struct gpu_job *job, struct gpu_launch *L, char *err,
+			  size_t errsz)
 {
-	cudaError_t e;
-	if (!cu.open || job->lane < 0 || job->lane >= cu.lanes) {
-		snprintf(err, errsz, "no device");
-		return -1;
-	}
-	struct cuda_lane *ln = &cu.lane[job->lane];
 	const size_t cells = (size_t)job->cells;
 	const size_t ntrees = (size_t)job->ntrees, npuzzles = (size_t)job->npuzzles;
-	struct gpu_launch L;
-	memset(&L, 0, sizeof L);
-	job->stopped = false;
-
-	/* line 3: allocate (kept from earlier launches when big enough) */
+	cudaError_t e;
 	if ((e = reserve(&ln->trees, ntrees * cells)) != cudaSuccess ||
 	    (e = reserve(&ln->tree_puzzle, ntrees * sizeof(int32_t))) != cudaSuccess ||
 	    (e = reserve(&ln->ctl, npuzzles * sizeof(struct gpu_ctl))) != cudaSuccess ||
 	    (e = reserve(&ln->solutions, npuzzles * cells)) != cudaSuccess ||
 	    (e = reserve(&ln->trees_done, sizeof(uint64_t))) != cudaSuccess)
 		return fail(err, errsz, "cudaMalloc", e);
-	L.box = job->box;
-	L.side = job->side;
-	L.cells = job->cells;
-	L.ntrees = job->ntrees;
-	L.trees = (const uint8_t *)ln->trees.p;
-	L.tree_puzzle = (const int32_t *)ln->tree_puzzle.p;
-	L.ctl = (struct gpu_ctl *)ln->ctl.p;
-	L.solutions = (uint8_t *)ln->solutions.p;
-	L.count_limit = job->count_limit;
-	L.stop = ln->stop_dev;
-	L.trees_done = (uint64_t *)ln->trees_done.p;
-	L.poll_steps = GPU_POLL_STEPS;
-	L.order = job->order;
+	memset(L, 0, sizeof *L);
+	L->box = job->box;
+	L->side = job->side;
+	L->cells = job->cells;
+	L->ntrees = job->ntrees;
+	L->trees = (const uint8_t *)ln->trees.p;
+	L->tree_puzzle = (const int32_t *)ln->tree_puzzle.p;
+	L->ctl = (struct gpu_ctl *)ln->ctl.p;
+	L->solutions = (uint8_t *)ln->solutions.p;
+	L->count_limit = job->count_limit;
+	L->stop = ln->stop_dev;
+	L->trees_done = (uint64_t *)ln->trees_done.p;
+	L->poll_steps = GPU_POLL_STEPS;
+	L->order = job->order;
+	return 0;
+}
 
-	/* the launch's shape */
-	int threads = 0;
-	long blocks = 0;
-	size_t shared = 0;
+/* SPBF: as many threads a block as their boards and stacks leave room for
+ * in shared memory. */
+static int shape_spbf(const struct gpu_job *job, struct launch_shape *sh, char *err, size_t errsz)
+{
+	sh->threads = gpu_spbf_threads(job->threads, job->cells, &cu.lim);
+	sh->shared = (size_t)sh->threads * (size_t)spbf_thread_bytes(job->cells);
+	sh->blocks = (long)(((size_t)job->ntrees + (size_t)sh->threads - 1) / (size_t)sh->threads);
+	cudaError_t e = cudaFuncSetAttribute(spbf_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->shared);
+	return e == cudaSuccess ? 0 : fail(err, errsz, "SPBF shared memory", e);
+}
+
+/* PDLX: as many workspaces as a quarter of the free memory holds, at most
+ * one per tree. */
+static int shape_pdlx(struct cuda_lane *ln, const struct gpu_job *job, struct gpu_launch *L, struct launch_shape *sh,
+		      char *err, size_t errsz)
+{
+	const size_t ntrees = (size_t)job->ntrees;
+	size_t free_mem = 0, total = 0;
+	cudaError_t e;
+	if ((e = cudaMemGetInfo(&free_mem, &total)) != cudaSuccess)
+		return fail(err, errsz, "cudaMemGetInfo", e);
+	size_t words = (size_t)dlx_workspace_words(job->box);
+	size_t fit = (free_mem + ln->work.size) / 4 / (words * sizeof(int32_t));
+	size_t workers = fit < ntrees ? fit : ntrees;
+	if (workers < 1) {
+		snprintf(err, errsz, "not enough device memory for one Dancing Links");
+		return -1;
+	}
+	if ((e = reserve(&ln->work, workers * words * sizeof(int32_t))) != cudaSuccess)
+		return fail(err, errsz, "cudaMalloc", e);
+	L->work = ln->work.p;
+	L->work_bytes = (long)(words * sizeof(int32_t));
+	L->workers = (int)workers;
+	sh->threads = job->threads;
+	sh->blocks = (long)((workers + (size_t)sh->threads - 1) / (size_t)sh->threads);
+	return 0;
+}
+
+/* CP: a thread a tree; its levels are the kernel's frame, so the device's
+ * stack must hold them (set once: a change of the limit reallocates it). */
+static int shape_cpt(const struct gpu_job *job, struct launch_shape *sh, char *err, size_t errsz)
+{
+	sh->threads = job->threads;
+	sh->blocks = (long)(((size_t)job->ntrees + (size_t)sh->threads - 1) / (size_t)sh->threads);
+	pthread_mutex_lock(&cpt_lock);
+	cudaError_t e = cu.cpt_stack_set ? cudaSuccess
+					 : cudaDeviceSetLimit(cudaLimitStackSize, sizeof(struct cpt_tree) + 1024);
+	cu.cpt_stack_set = e == cudaSuccess;
+	pthread_mutex_unlock(&cpt_lock);
+	return e == cudaSuccess ? 0 : fail(err, errsz, "CP local memory", e);
+}
+
+/* CPW's split: the trees given as masks, and room for the pieces that
+ * trees past their passes leave. */
+static int reserve_cpw_split(struct cuda_lane *ln, const struct gpu_job *job, struct gpu_launch *L, char *err,
+			     size_t errsz)
+{
+	const size_t cells = (size_t)job->cells, ntrees = (size_t)job->ntrees;
+	cudaError_t e;
+	if (job->tree_masks) {
+		size_t bytes = ntrees * cells * sizeof(uint16_t);
+		if ((e = reserve(&ln->tree_masks, bytes)) != cudaSuccess ||
+		    (e = cudaMemcpyAsync(ln->tree_masks.p, job->tree_masks, bytes, cudaMemcpyHostToDevice, ln->run)) !=
+			    cudaSuccess)
+			return fail(err, errsz, "CPW's masks", e);
+		L->tree_masks = (const uint16_t *)ln->tree_masks.p;
+	}
+	if (job->split_passes) {
+		size_t cap = (size_t)job->spill_cap;
+		if ((e = reserve(&ln->spill, cap * cells * sizeof(uint16_t))) != cudaSuccess ||
+		    (e = reserve(&ln->spill_puzzle, cap * sizeof(int32_t))) != cudaSuccess ||
+		    (e = reserve(&ln->spill_count, sizeof(int32_t))) != cudaSuccess ||
+		    (e = cudaMemsetAsync(ln->spill_count.p, 0, sizeof(int32_t), ln->run)) != cudaSuccess)
+			return fail(err, errsz, "CPW's split", e);
+		L->split_passes = job->split_passes;
+		L->spill = (uint16_t *)ln->spill.p;
+		L->spill_puzzle = (int32_t *)ln->spill_puzzle.p;
+		L->spill_count = (int32_t *)ln->spill_count.p;
+		L->spill_cap = job->spill_cap;
+	}
+	return 0;
+}
+
+/* CPW: whole warps; as many as stay resident (more would only queue), at
+ * most one per tree, each with its stack. */
+static int shape_cpw(struct cuda_lane *ln, const struct gpu_job *job, struct gpu_launch *L, struct launch_shape *sh,
+		     char *err, size_t errsz)
+{
+	sh->threads = job->threads < CPW_LANES ? CPW_LANES : job->threads / CPW_LANES * CPW_LANES;
+	const int warps_per_block = sh->threads / CPW_LANES;
+	sh->shared = (size_t)warps_per_block * sizeof(struct cpw_shared);
+	cudaError_t e;
+	/* past 48 KB (--threads 1024: 32 warps) a block must opt in */
+	if ((e = cudaFuncSetAttribute(cpw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)sh->shared)) !=
+	    cudaSuccess)
+		return fail(err, errsz, "CPW shared memory", e);
+	int per_sm = 0;
+	if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cpw_kernel, sh->threads, sh->shared)) !=
+	    cudaSuccess)
+		return fail(err, errsz, "CPW occupancy", e);
+	size_t warps = (size_t)(per_sm < 1 ? 1 : per_sm) * (size_t)cu.lim.multiprocessors * (size_t)warps_per_block;
+	if (warps > (size_t)job->ntrees)
+		warps = (size_t)job->ntrees;
+	size_t stack = (size_t)cpw_stack_bytes(job->cells);
+	if ((e = reserve(&ln->work, warps * stack)) != cudaSuccess ||
+	    (e = reserve(&ln->next_tree, sizeof(int32_t))) != cudaSuccess ||
+	    (e = cudaMemsetAsync(ln->next_tree.p, 0, sizeof(int32_t), ln->run)) != cudaSuccess)
+		return fail(err, errsz, "CPW stacks", e);
+	L->work = ln->work.p;
+	L->work_bytes = (long)stack;
+	L->workers = (int)warps;
+	L->next_tree = (int32_t *)ln->next_tree.p;
+	if (reserve_cpw_split(ln, job, L, err, errsz) < 0)
+		return -1;
+	sh->blocks = (long)((warps + (size_t)warps_per_block - 1) / (size_t)warps_per_block);
+	return 0;
+}
+
+/* The launch's shape for the job's method, and what the method needs
+ * beyond the common buffers. */
+static int shape_launch(struct cuda_lane *ln, const struct gpu_job *job, struct gpu_launch *L, struct launch_shape *sh,
+			char *err, size_t errsz)
+{
+	memset(sh, 0, sizeof *sh);
 	switch (job->method) {
 	case GPU_SPBF:
-		threads = gpu_spbf_threads(job->threads, job->cells, &cu.lim);
-		shared = (size_t)threads * (size_t)spbf_thread_bytes(job->cells);
-		blocks = (long)((ntrees + (size_t)threads - 1) / (size_t)threads);
-		if ((e = cudaFuncSetAttribute(spbf_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					      (int)shared)) != cudaSuccess)
-			return fail(err, errsz, "SPBF shared memory", e);
-		break;
+		return shape_spbf(job, sh, err, errsz);
 	case GPU_OPBF:
-		threads = job->cells;
-		blocks = job->ntrees;
-		break;
-	case GPU_PDLX: {
-		/* as many workspaces as a quarter of the free memory holds, at
-		 * most one per tree */
-		size_t free_mem = 0, total = 0;
-		if ((e = cudaMemGetInfo(&free_mem, &total)) != cudaSuccess)
-			return fail(err, errsz, "cudaMemGetInfo", e);
-		size_t words = (size_t)dlx_workspace_words(job->box);
-		size_t fit = (free_mem + ln->work.size) / 4 / (words * sizeof(int32_t));
-		size_t workers = fit < ntrees ? fit : ntrees;
-		if (workers < 1) {
-			snprintf(err, errsz, "not enough device memory for one Dancing Links");
-			return -1;
-		}
-		if ((e = reserve(&ln->work, workers * words * sizeof(int32_t))) != cudaSuccess)
-			return fail(err, errsz, "cudaMalloc", e);
-		L.work = ln->work.p;
-		L.work_bytes = (long)(words * sizeof(int32_t));
-		L.workers = (int)workers;
-		threads = job->threads;
-		blocks = (long)((workers + (size_t)threads - 1) / (size_t)threads);
-		break;
-	}
+		sh->threads = job->cells; /* a thread a cell, a block a tree */
+		sh->blocks = job->ntrees;
+		return 0;
+	case GPU_PDLX:
+		return shape_pdlx(ln, job, L, sh, err, errsz);
 	case GPU_CPT:
-		threads = job->threads;
-		blocks = (long)((ntrees + (size_t)threads - 1) / (size_t)threads);
-		/* the levels are the kernel's frame: room for them in local memory
-		 * (set once: a change of the limit reallocates it) */
-		pthread_mutex_lock(&cpt_lock);
-		e = cu.cpt_stack_set ? cudaSuccess
-				     : cudaDeviceSetLimit(cudaLimitStackSize, sizeof(struct cpt_tree) + 1024);
-		cu.cpt_stack_set = e == cudaSuccess;
-		pthread_mutex_unlock(&cpt_lock);
-		if (e != cudaSuccess)
-			return fail(err, errsz, "CP local memory", e);
-		break;
-	case GPU_CPW: {
-		/* whole warps; as many as stay resident (more would only queue),
-		 * at most one per tree, each with its stack */
-		threads = job->threads < CPW_LANES ? CPW_LANES : job->threads / CPW_LANES * CPW_LANES;
-		const int warps_per_block = threads / CPW_LANES;
-		shared = (size_t)warps_per_block * sizeof(struct cpw_shared);
-		/* past 48 KB (--threads 1024: 32 warps) a block must opt in */
-		if ((e = cudaFuncSetAttribute(cpw_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared)) !=
-		    cudaSuccess)
-			return fail(err, errsz, "CPW shared memory", e);
-		int per_sm = 0;
-		if ((e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, cpw_kernel, threads, shared)) !=
-		    cudaSuccess)
-			return fail(err, errsz, "CPW occupancy", e);
-		size_t warps = (size_t)(per_sm < 1 ? 1 : per_sm) * (size_t)cu.lim.multiprocessors *
-			       (size_t)warps_per_block;
-		if (warps > ntrees)
-			warps = ntrees;
-		size_t stack = (size_t)cpw_stack_bytes(job->cells);
-		if ((e = reserve(&ln->work, warps * stack)) != cudaSuccess ||
-		    (e = reserve(&ln->next_tree, sizeof(int32_t))) != cudaSuccess ||
-		    (e = cudaMemsetAsync(ln->next_tree.p, 0, sizeof(int32_t), ln->run)) != cudaSuccess)
-			return fail(err, errsz, "CPW stacks", e);
-		L.work = ln->work.p;
-		L.work_bytes = (long)stack;
-		L.workers = (int)warps;
-		L.next_tree = (int32_t *)ln->next_tree.p;
-		if (job->tree_masks) {
-			size_t bytes = ntrees * cells * sizeof(uint16_t);
-			if ((e = reserve(&ln->tree_masks, bytes)) != cudaSuccess ||
-			    (e = cudaMemcpyAsync(ln->tree_masks.p, job->tree_masks, bytes, cudaMemcpyHostToDevice,
-						 ln->run)) != cudaSuccess)
-				return fail(err, errsz, "CPW's masks", e);
-			L.tree_masks = (const uint16_t *)ln->tree_masks.p;
-		}
-		if (job->split_passes) {
-			size_t cap = (size_t)job->spill_cap;
-			if ((e = reserve(&ln->spill, cap * cells * sizeof(uint16_t))) != cudaSuccess ||
-			    (e = reserve(&ln->spill_puzzle, cap * sizeof(int32_t))) != cudaSuccess ||
-			    (e = reserve(&ln->spill_count, sizeof(int32_t))) != cudaSuccess ||
-			    (e = cudaMemsetAsync(ln->spill_count.p, 0, sizeof(int32_t), ln->run)) != cudaSuccess)
-				return fail(err, errsz, "CPW's split", e);
-			L.split_passes = job->split_passes;
-			L.spill = (uint16_t *)ln->spill.p;
-			L.spill_puzzle = (int32_t *)ln->spill_puzzle.p;
-			L.spill_count = (int32_t *)ln->spill_count.p;
-			L.spill_cap = job->spill_cap;
-		}
-		blocks = (long)((warps + (size_t)warps_per_block - 1) / (size_t)warps_per_block);
-		break;
+		return shape_cpt(job, sh, err, errsz);
+	case GPU_CPW:
+		return shape_cpw(ln, job, L, sh, err, errsz);
 	}
-	}
-	job->threads_used = threads;
+	return 0;
+}
 
-	/* line 4: the transfer (of the boards, unless the trees are CPW's masks) */
+/* Algorithm 4 line 4: the transfer (of the boards, unless the trees are
+ * CPW's masks; of the counts and solutions, unless they stayed on the
+ * device from the launch before), and the flags cleared. */
+static int copy_in(struct cuda_lane *ln, const struct gpu_job *job, char *err, size_t errsz)
+{
+	const size_t cells = (size_t)job->cells;
+	const size_t ntrees = (size_t)job->ntrees, npuzzles = (size_t)job->npuzzles;
+	cudaError_t e;
 	if ((e = cudaEventRecord(ln->phase[0], ln->run)) != cudaSuccess ||
 	    (job->trees && (e = cudaMemcpyAsync(ln->trees.p, job->trees, ntrees * cells, cudaMemcpyHostToDevice,
 						 ln->run)) != cudaSuccess) ||
@@ -422,46 +462,64 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	    (e = cudaMemsetAsync(ln->stop_dev, 0, sizeof *ln->stop_dev, ln->run)) != cudaSuccess ||
 	    (e = cudaEventRecord(ln->phase[1], ln->run)) != cudaSuccess)
 		return fail(err, errsz, "copy to the device", e);
+	return 0;
+}
 
-	/* line 5: the kernel */
+/* Algorithm 4 line 5: the kernel of the job's method, on the lane's run
+ * stream. */
+static int start_kernel(struct cuda_lane *ln, const struct gpu_job *job, const struct gpu_launch *L,
+			const struct launch_shape *sh, char *err, size_t errsz)
+{
+	const unsigned blocks = (unsigned)sh->blocks;
 	switch (job->method) {
 	case GPU_SPBF:
-		spbf_kernel<<<(unsigned)blocks, threads, shared, ln->run>>>(L);
+		spbf_kernel<<<blocks, sh->threads, sh->shared, ln->run>>>(*L);
 		break;
 	case GPU_OPBF:
-		opbf_kernel<<<(unsigned)blocks, threads, 0, ln->run>>>(L);
+		opbf_kernel<<<blocks, sh->threads, 0, ln->run>>>(*L);
 		break;
 	case GPU_PDLX:
-		pdlx_kernel<<<(unsigned)blocks, threads, 0, ln->run>>>(L);
+		pdlx_kernel<<<blocks, sh->threads, 0, ln->run>>>(*L);
 		break;
 	case GPU_CPT:
-		cpt_kernel<<<(unsigned)blocks, threads, 0, ln->run>>>(L);
+		cpt_kernel<<<blocks, sh->threads, 0, ln->run>>>(*L);
 		break;
 	case GPU_CPW:
-		cpw_kernel<<<(unsigned)blocks, threads, shared, ln->run>>>(L);
+		cpw_kernel<<<blocks, sh->threads, sh->shared, ln->run>>>(*L);
 		break;
 	}
+	cudaError_t e;
 	if ((e = cudaGetLastError()) != cudaSuccess || (e = cudaEventRecord(ln->phase[2], ln->run)) != cudaSuccess)
 		return fail(err, errsz, "kernel launch", e);
+	return 0;
+}
 
-	/* wait: spinning at first, then passing on the driver's stop and
-	 * reporting progress (copies on the monitor stream, beside the
-	 * kernel's) between pauses */
-	const double spin_until = now_us() + SPIN_US;
-	while ((e = cudaStreamQuery(ln->run)) == cudaErrorNotReady && now_us() < spin_until)
+/* Waits for the kernel: spinning at first, then passing on the driver's
+ * stop and reporting progress (copies on the monitor stream, beside the
+ * kernel's) between pauses. */
+static int wait_kernel(struct cuda_lane *ln, struct gpu_job *job, const struct gpu_hooks *hooks, char *err,
+		       size_t errsz)
+{
+	cudaError_t e;
+	const uint64_t spin_until = now_ns() + SPIN_US * 1000ull;
+	while ((e = cudaStreamQuery(ln->run)) == cudaErrorNotReady && now_ns() < spin_until)
 		;
 	struct gpu_ctl *ctl_now = NULL;
 	for (; e == cudaErrorNotReady; e = cudaStreamQuery(ln->run)) {
 		if (!job->stopped && hooks->stop_now(hooks->arg)) {
 			*ln->stop_host = 1;
-			if ((e = cudaMemcpyAsync(ln->stop_dev, ln->stop_host, sizeof *ln->stop_dev,
-						 cudaMemcpyHostToDevice, ln->monitor)) != cudaSuccess ||
-			    (e = cudaStreamSynchronize(ln->monitor)) != cudaSuccess)
+			if ((e = cudaMemcpyAsync(ln->stop_dev, ln->stop_host, sizeof *ln->stop_dev, cudaMemcpyHostToDevice,
+						 ln->monitor)) != cudaSuccess ||
+			    (e = cudaStreamSynchronize(ln->monitor)) != cudaSuccess) {
+				if (ctl_now)
+					cudaFreeHost(ctl_now);
 				return fail(err, errsz, "stopping the kernel", e);
+			}
 			job->stopped = true;
 		}
 		if (hooks->progress_due(hooks->arg)) {
-			if (!ctl_now && cudaMallocHost((void **)&ctl_now, npuzzles * sizeof *ctl_now) != cudaSuccess)
+			if (!ctl_now && cudaMallocHost((void **)&ctl_now, (size_t)job->npuzzles * sizeof *ctl_now) !=
+						cudaSuccess)
 				ctl_now = NULL;
 			if (ctl_now)
 				report_progress(ln, job, hooks, ctl_now);
@@ -470,19 +528,23 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	}
 	if (ctl_now)
 		cudaFreeHost(ctl_now);
-	if (e != cudaSuccess)
-		return fail(err, errsz, "kernel", e);
+	return e == cudaSuccess ? 0 : fail(err, errsz, "kernel", e);
+}
 
-	/* line 6: the results back, copied once the kernel is done (the
-	 * caller's arrays may be pageable, and a copy into those would block
-	 * the wait above). With pieces left for a relaunch, the solutions
-	 * stay on the device until the last launch: the copies cost more
-	 * than the later kernels. */
+/* Algorithm 4 line 6: the results back, copied once the kernel is done
+ * (the caller's arrays may be pageable, and a copy into those would block
+ * the wait). With pieces left for a relaunch, the solutions stay on the
+ * device until the last launch: the copies cost more than the later
+ * kernels. */
+static int copy_out(struct cuda_lane *ln, struct gpu_job *job, const struct gpu_launch *L, char *err, size_t errsz)
+{
+	const size_t cells = (size_t)job->cells, npuzzles = (size_t)job->npuzzles;
+	cudaError_t e;
 	if ((e = cudaMemcpyAsync(job->ctl, ln->ctl.p, npuzzles * sizeof(struct gpu_ctl), cudaMemcpyDeviceToHost,
 				 ln->run)) != cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
 	job->nspill = 0;
-	if (L.split_passes && !job->stopped) {
+	if (L->split_passes && !job->stopped) {
 		int32_t n = 0;
 		if ((e = cudaMemcpyAsync(&n, ln->spill_count.p, sizeof n, cudaMemcpyDeviceToHost, ln->run)) !=
 			    cudaSuccess ||
@@ -500,7 +562,13 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	    (e = cudaEventRecord(ln->phase[3], ln->run)) != cudaSuccess ||
 	    (e = cudaStreamSynchronize(ln->run)) != cudaSuccess)
 		return fail(err, errsz, "copy from the device", e);
-	/* the phases' times; the copy out's includes the wait's last poll */
+	return 0;
+}
+
+/* The phases' times, on the stream's clock; the copy out's includes the
+ * wait's last poll. */
+static void phase_times(struct cuda_lane *ln, struct gpu_job *job)
+{
 	float ms[3] = {0, 0, 0};
 	for (int k = 0; k < 3; k++)
 		if (cudaEventElapsedTime(&ms[k], ln->phase[k], ln->phase[k + 1]) != cudaSuccess)
@@ -508,6 +576,26 @@ extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, 
 	job->copy_in_ms = ms[0];
 	job->kernel_ms = ms[1];
 	job->copy_out_ms = ms[2];
-	/* line 7 (checking the results) is the caller's */
+}
+
+/* Algorithm 4 lines 3-6 for one job; line 7 (checking the results) is the
+ * caller's. */
+extern "C" int gpu_cuda_run(struct gpu_job *job, const struct gpu_hooks *hooks, char *err, size_t errsz)
+{
+	if (!cu.open || job->lane < 0 || job->lane >= cu.lanes) {
+		snprintf(err, errsz, "no device");
+		return -1;
+	}
+	struct cuda_lane *ln = &cu.lane[job->lane];
+	struct gpu_launch L;
+	struct launch_shape sh;
+	job->stopped = false;
+	if (reserve_common(ln, job, &L, err, errsz) < 0 || shape_launch(ln, job, &L, &sh, err, errsz) < 0)
+		return -1;
+	job->threads_used = sh.threads;
+	if (copy_in(ln, job, err, errsz) < 0 || start_kernel(ln, job, &L, &sh, err, errsz) < 0 ||
+	    wait_kernel(ln, job, hooks, err, errsz) < 0 || copy_out(ln, job, &L, err, errsz) < 0)
+		return -1;
+	phase_times(ln, job);
 	return 0;
 }

@@ -10,7 +10,7 @@
 #include "dlx_tree.h"
 #include "gpu_run.h"
 #include "opbf_team.h"
-#include "protocol/grid.h"
+#include "lib/grid.h"
 
 void gpu_emulated_limits(struct gpu_limits *lim)
 {

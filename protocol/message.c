@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include "message.h"
-#include "grid_internal.h"
+#include "lib/grid_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>

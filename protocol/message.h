@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "grid.h"
+#include "lib/grid.h"
 
 #define PROTO_VERSION 1
 /* Longest line either side may send, LF included (PROTOCOL.md "Limits"). */

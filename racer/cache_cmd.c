@@ -25,7 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "protocol/answer.h"
+#include "lib/answer.h"
 #include "racer/jsonw.h"
 #include "racer/racer.h"
 #include "racer/cache.h"

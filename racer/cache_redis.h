@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "racer/cache_value.h"
 
 /* Checks a redis://HOST[:PORT][/DB] URL; fills host, port and db. -1 with

@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "racer/outcome.h"
 
 /* Worker names that proved an unsat or count verdict, comma-separated:

@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "protocol/answer.h"
+#include "lib/answer.h"
 
 #define JSONW_DEPTH 8
 

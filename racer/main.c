@@ -238,8 +238,10 @@ int main(int argc, char **argv)
 	/* a closed reader is seen as EPIPE where it matters */
 	signal(SIGPIPE, SIG_IGN);
 	bool out_closed = ensure_std_fds();
-	util_set_before_message(progress_before_output);
+	common_set_program(PROGRAM);
+	common_set_before_message(progress_before_output);
 	options_parse(argc, argv);
+	common_set_quiet(opt.quiet);
 	if (out_closed)
 		die("standard output is closed: the answers would be lost");
 	if (opt.command == CMD_CACHE)

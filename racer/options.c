@@ -1,15 +1,14 @@
 /* The racer's command line. */
 #include "config.h"
 
-#include <errno.h>
-#include <limits.h>
+#include <float.h>
 #include <getopt.h>
-#include <math.h>
-#include <stdarg.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/number.h"
 #include "racer/cache_redis.h"
 #include "racer/options.h"
 #include "racer/store.h"
@@ -38,18 +37,6 @@ enum {
 	OPT_CACHE_SIZE,
 	OPT_TRUST,
 };
-
-static void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", PROGRAM);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", PROGRAM);
-	exit(2);
-}
 
 static void print_help(void)
 {
@@ -166,15 +153,16 @@ static void print_help(void)
 /* SECS: a number of seconds, or with a unit: 1.5s, 200ms. */
 static double parse_seconds(const char *name, const char *s, double min)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || isnan(v) || isinf(v))
+	size_t len = strlen(s), unit = 0;
+	if (len >= 2 && strcmp(s + len - 2, "ms") == 0)
+		unit = 2;
+	else if (len >= 1 && s[len - 1] == 's')
+		unit = 1;
+	double v;
+	if (parse_decimal_n(s, len - unit, -DBL_MAX, DBL_MAX, &v) != PARSE_OK)
 		usage_error("--%s: '%s' is not a number of seconds", name, s);
-	if (strcmp(end, "ms") == 0)
+	if (unit == 2)
 		v /= 1000.0;
-	else if (*end && strcmp(end, "s") != 0)
-		usage_error("--%s: '%s' is not a number of seconds", name, s);
 	if (v < min || v > 1e7)
 		usage_error("--%s: %s is out of range", name, s);
 	return v;
@@ -184,10 +172,8 @@ static double parse_seconds(const char *name, const char *s, double min)
  * protocol's count=K asks for up to K solutions. */
 static long parse_count(const char *s)
 {
-	char *end;
-	errno = 0;
-	long long v = strtoll(s, &end, 10);
-	if (errno || end == s || *end || v < 2 || v > COUNT_MAX)
+	long long v;
+	if (parse_whole(s, 2, COUNT_MAX, &v) != PARSE_OK)
 		usage_error("--count: '%s' is not a number from 2 to %lld", s, (long long)COUNT_MAX);
 	return (long)v;
 }
@@ -256,10 +242,8 @@ void options_parse(int argc, char **argv)
 			opt.command = CMD_LIST_WORKERS;
 			break;
 		case 'j': {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > MAX_JOBS)
+			long long v;
+			if (parse_whole(optarg, 1, MAX_JOBS, &v) != PARSE_OK)
 				usage_error("--jobs: '%s' is not a number from 1 to %d", optarg, MAX_JOBS);
 			opt.jobs = (int)v;
 			break;
@@ -277,16 +261,11 @@ void options_parse(int argc, char **argv)
 		case 'c':
 			opt.count = optarg ? parse_count(optarg) : 2;
 			break;
-		case 's': {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-')
+		case 's':
+			if (parse_seed(optarg, &opt.seed) != PARSE_OK)
 				usage_error("--seed: '%s' is not a number from 0 to 2^64-1", optarg);
-			opt.seed = v;
 			opt.seed_set = true;
 			break;
-		}
 		case 'p':
 			opt.progress = true;
 			break;
@@ -297,12 +276,10 @@ void options_parse(int argc, char **argv)
 			opt.quiet = true;
 			break;
 		case OPT_PROGRESS_MS: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 || v > 86400000)
+			long long v;
+			if (parse_whole(optarg, 1, 86400000, &v) != PARSE_OK)
 				usage_error("--progress-ms: '%s' is not a number of ms from 1 to 86400000", optarg);
-			opt.progress_ms = v;
+			opt.progress_ms = (long)v;
 			break;
 		}
 		case OPT_STATS:
@@ -345,12 +322,10 @@ void options_parse(int argc, char **argv)
 			opt.budget_s = parse_seconds("budget", optarg, 0.001);
 			break;
 		case OPT_LINE_OFFSET: {
-			char *end;
-			errno = 0;
-			long v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v > LONG_MAX / 2)
+			long long v;
+			if (parse_whole(optarg, 0, LONG_MAX / 2, &v) != PARSE_OK)
 				usage_error("--line-offset: '%s' is not a number of lines", optarg);
-			opt.line_offset = v;
+			opt.line_offset = (long)v;
 			break;
 		}
 		case OPT_PRESOLVER:
@@ -362,11 +337,10 @@ void options_parse(int argc, char **argv)
 			print_help();
 			exit(0);
 		case 'V':
-			printf("%s (sudoku-race) %s\n%s\n", PROGRAM, PACKAGE_VERSION, VERSION_NOTICE);
+			print_version();
 			exit(0);
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", PROGRAM);
-			exit(2);
+			usage_try_help();
 		}
 	}
 	opt.args = argv + optind;

@@ -1,5 +1,5 @@
 /* Answers in input order (output.h), written by the answer codec
- * (protocol/answer.h); answer_of() is the one reader of struct puzzle. */
+ * (lib/answer.h); answer_of() is the one reader of struct puzzle. */
 #include "config.h"
 
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <event2/buffer.h>
 #include <event2/event.h>
 
-#include "protocol/answer.h"
+#include "lib/answer.h"
 #include "racer/attempt.h"
 #include "racer/options.h"
 #include "racer/output.h"
@@ -139,7 +139,7 @@ static void note_failure(void)
 	fail_ends[fail_tail++ % fail_cap] = emitted;
 }
 
-/* The answer codec's view of a finished puzzle (protocol/answer.h): the
+/* The answer codec's view of a finished puzzle (lib/answer.h): the
  * one place that reads struct puzzle for output. json: the racer's own
  * --json keys too (race, and its workers, at least MAX_SPECS of them). */
 static void answer_of(const struct puzzle *pz, bool json, struct answer *a, struct answer_race *race,

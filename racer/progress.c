@@ -484,7 +484,7 @@ void progress_message(const struct proc *p, const struct puzzle *pz, const struc
 		 r->text, stage_name(pz), (double)(now - p->head_ns) / 1e9);
 	int at = (int)strlen(PROGRAM ": ");
 	fprintf(stderr, "%s: ", PROGRAM);
-	print_wrapped(stderr, line, at, at);
+	racer_wrapped(stderr, line, at, at);
 }
 
 /* "3 puzzles answered in 1.2 s (2.5/s): 3 solved; wins: cp 3" */
@@ -519,7 +519,7 @@ static void summary_line(void)
 	/* within 80 columns: continued under its text */
 	int at = (int)strlen(PROGRAM ": ");
 	fprintf(stderr, "%s: ", PROGRAM);
-	print_wrapped(stderr, line, at, at);
+	racer_wrapped(stderr, line, at, at);
 }
 
 void progress_end(void)

@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 #include "protocol/message.h"
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 #include "racer/outcome.h"
 #include "racer/workers.h"
 

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 #include "racer/store.h"
 
 struct puzzle;

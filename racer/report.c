@@ -35,7 +35,7 @@ static void say(const char *fmt, ...)
 	va_end(ap);
 	int at = (int)strlen(PROGRAM ": ");
 	fprintf(stderr, "%s: ", PROGRAM);
-	print_wrapped(stderr, text, at, at);
+	racer_wrapped(stderr, text, at, at);
 }
 
 /* A table of numbers, a row per entry, its first column the entries'
@@ -135,7 +135,7 @@ static void status_table(FILE *f)
 			fprintf(f, "%s\n%-*s ", s->label, label, "");
 		else
 			fprintf(f, "%-*s ", label, s->label);
-		print_wrapped(f, status, label + 1, label + 1);
+		racer_wrapped(f, status, label + 1, label + 1);
 	}
 }
 

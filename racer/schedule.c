@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "racer/options.h"
 #include "racer/pool.h"
 #include "racer/schedule.h"

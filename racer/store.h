@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "racer/cache_value.h"
 
 /* A look-up answered later: CACHE_HIT (e: the entry, verified against the puzzle),

@@ -515,12 +515,12 @@ void workers_print_listing(void)
 		printf(" %-10s %-9s %-6s ", s->hello_seen ? (s->complete ? "complete" : "stochastic") : "-", sizes,
 		       s->hello_seen || s->device[0] ? s->device : "-");
 		fflush(stdout);
-		print_wrapped(stdout, status, at, at);
+		print_wrapped(stdout, status, (struct wrap){.at = at, .indent = at, .clauses = true});
 		if (available && s->path) {
 			/* under the status when it fits, else from the second column */
 			int indent = at + (int)strlen(s->path) <= 80 ? at : 2;
 			printf("%*s", indent, "");
-			print_wrapped(stdout, s->path, indent, indent);
+			print_wrapped(stdout, s->path, (struct wrap){.at = indent, .indent = indent, .clauses = true});
 		}
 	}
 }

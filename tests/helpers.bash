@@ -159,13 +159,13 @@ summary_of() {
 }
 
 # last_message: the last message of the racer's on stdin ("sudoku-race:
-# ..." and the lines it was wrapped onto, joined), CRs dropped
+# ..." and the lines it was wrapped onto, joined by a space), CRs dropped.
+# For messages of words shorter than a line (the summary: its labels are
+# cut to 48 characters), which are wrapped at words only.
 last_message() {
-	# a line of 80 columns was cut in a word (print_wrapped cuts lines at
-	# words before the last column)
 	tr -d '\r' | awk '
-		/^sudoku-race: / { s = $0; w = length($0); next }
-		/^             [^ ]/ && s != "" { n = length($0); sub(/^ +/, w == 80 ? "" : " "); s = s $0; w = n; next }
+		/^sudoku-race: / { s = $0; next }
+		/^             [^ ]/ && s != "" { sub(/^ +/, " "); s = s $0; next }
 		END { print s }'
 }
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 
 static char *read_line(FILE *f, char *buf, size_t size)
 {

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/geometry.h"
 #include "worker.h"
 
 /* Section 2.1 says only that a digit is tried to "see if this number is
@@ -45,7 +46,7 @@ static const struct worker_option bf_options[] = {
 #define POLL_STEPS_SCAN 64
 
 struct bf_units {
-	uint8_t row, col, box; /* side + column, 2 side + box: below 3 * 64 */
+	uint8_t row, col, box; /* unit numbers (lib/geometry.h), below 3 * 64 */
 };
 
 struct bf_search {
@@ -105,9 +106,10 @@ static int bf_load(struct bf_search *s, const struct grid *puzzle)
 	s->written = calloc((size_t)cells + 1, sizeof *s->written);
 	if (!s->board || !s->open || !s->used || !s->units || !s->untried || !s->written)
 		return -1;
+	const struct geometry *geo = geometry_get(puzzle->box);
 	for (int i = 0; i < cells; i++) {
-		int r = i / side, c = i % side, b = grid_box_index(puzzle, r, c);
-		const struct bf_units u = {(uint8_t)r, (uint8_t)(side + c), (uint8_t)(2 * side + b)};
+		const uint16_t *cu = geo->cell_unit + 3 * i;
+		const struct bf_units u = {(uint8_t)cu[0], (uint8_t)cu[1], (uint8_t)cu[2]};
 		s->board[i] = puzzle->cell[i];
 		if (puzzle->cell[i]) {
 			uint64_t bit = 1ULL << (puzzle->cell[i] - 1);

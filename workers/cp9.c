@@ -41,6 +41,8 @@
 #include <immintrin.h>
 #endif
 
+#include "lib/geometry.h"
+
 /* Lanes 0-2: the bands; lane 3 stays 0. A cell's "slot" is its bit in the
  * vector seen as 128 bits: 32 * band + 9 * row-in-band + column. */
 typedef uint32_t bands __attribute__((vector_size(16)));
@@ -73,17 +75,16 @@ ALWAYS_INLINE int slot_of(int cell)
 	return cell / 27 * 32 + cell % 27;
 }
 
+/* The band bit sets of each cell and of its peers (lib/geometry.h's). */
 static void build_tables(void)
 {
+	const struct geometry *geo = geometry_get(3);
 	for (int cell = 0; cell < 81; cell++) {
-		int r = cell / 9, c = cell % 9, slot = slot_of(cell);
+		int slot = slot_of(cell);
 		slot_bits[slot][cell / 27] = 1u << (cell % 27);
-		for (int q = 0; q < 81; q++) {
-			int qr = q / 9, qc = q % 9;
-			bool same_box = qr / 3 == r / 3 && qc / 3 == c / 3;
-			if (q != cell && (qr == r || qc == c || same_box))
-				peer_bits[slot][q / 27] |= 1u << (q % 27);
-		}
+		const uint16_t *peer = geometry_peers(geo, cell);
+		for (int k = 0; k < geo->npeers; k++)
+			peer_bits[slot][peer[k] / 27] |= 1u << (peer[k] % 27);
 	}
 	tables_ready = true;
 }
@@ -467,9 +468,8 @@ ALWAYS_INLINE bool enter(struct search *se, struct frame *f, int depth)
  * puzzle's bytes a band (27 cells) at a time: the four bits of the values
  * as four bit planes, a digit's cells the AND of its bits' planes. No
  * branch on blanks (which mispredict) and no stores to a table indexed by
- * the value: placing the givens one by one, with the answer written cell
- * by cell, was 8% of the time on serg_benchmark's easy puzzles. Cells
- * beyond the 81 are never read. */
+ * the value (contrib/bench/code-notes.md). Cells beyond the 81 are never
+ * read. */
 ALWAYS_INLINE void given_cells(const uint8_t *cell, bands given[9])
 {
 	uint32_t plane[4][3];
@@ -580,8 +580,8 @@ MACHINE_CLONES static bool search(struct search *se, const uint8_t *cell)
 
 /* A solved board's values into cells 0-80 (and zeros into 81-85, which a
  * grid holds and does not use): the four bits of the values as four bit
- * planes, each band's 27 bits of a plane spread to bytes. A loop over the
- * cells of each digit was 5% of the time on easy sets. */
+ * planes, each band's 27 bits of a plane spread to bytes, with no loop
+ * over each digit's cells (contrib/bench/code-notes.md). */
 static void solution_cells(const struct board *b, uint8_t *cell)
 {
 	bands plane[4] = {{0}};

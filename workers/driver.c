@@ -2,42 +2,17 @@
  * standard input to one answer line per puzzle), protocol mode (PROTOCOL.md),
  * options, clocks, progress, counting. The algorithm is the one object file
  * linked beside the driver's (worker_algorithm, see worker.h); driver.h
- * lists the driver's files. This one: main, the options' values, clocks. */
+ * lists the driver's files. This one: main, the options' values, the device. */
 #include "config.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "driver.h"
 
 struct driver_options opt = {.count_limit = 1, .progress_ms = 250};
 
-const char *program;
 struct worker_init device = {.device = "cpu"};
-
-uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-double ms_since(uint64_t t0)
-{
-	return (double)(now_ns() - t0) / 1e6;
-}
-
-void *driver_realloc(void *p, size_t size)
-{
-	p = realloc(p, size);
-	if (!p) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
-	}
-	return p;
-}
 
 int batch_threads(int max)
 {
@@ -56,7 +31,7 @@ int main(int argc, char **argv)
 {
 	static char name[64];
 	snprintf(name, sizeof name, "sudoku-%s", ALGO.name);
-	program = name;
+	common_set_program(name);
 	uint64_t start_ns = now_ns();
 	int first = parse_options(argc, argv);
 	device.max_box = ALGO.max_box;

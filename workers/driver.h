@@ -1,7 +1,7 @@
 /* The worker driver's own parts, shared between its files (not the
  * algorithms' interface: that is worker.h):
  *
- *   driver.c          main, the options' values, clocks, the device
+ *   driver.c          main, the options' values, the device
  *   driver_options.c  the command line and --help
  *   driver_context.c  the algorithm's side of worker.h: stop checks,
  *                     progress, counting, seeds, stages' times
@@ -18,8 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "protocol/answer.h"
-#include "protocol/grid.h"
+#include "lib/answer.h"
+#include "lib/clock.h"
+#include "lib/common.h"
+#include "lib/grid.h"
 #include "worker.h"
 
 #define ALGO worker_algorithm
@@ -62,19 +64,13 @@ struct driver_options {
 
 /* driver.c */
 extern struct driver_options opt;
-extern const char *program;
 extern struct worker_init device;
-uint64_t now_ns(void);
-double ms_since(uint64_t t0);
-/* realloc, or "out of memory" and exit 2 */
-void *driver_realloc(void *p, size_t size);
 bool size_supported(int box);
 /* Threads that call solve_batch at once: init's wi->batches (2 when it
  * says none), at most max. */
 int batch_threads(int max);
 
 /* driver_options.c */
-void usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 /* Returns the index of the first FILE argument. */
 int parse_options(int argc, char **argv);
 
@@ -138,7 +134,7 @@ extern int exit_status;
  * out. */
 char *out_room(struct answer_buf *o, size_t more);
 /* Appends a puzzle's answer to o through the answer codec
- * (protocol/answer.h): the solution (verified first) or a '#' line, a
+ * (lib/answer.h): the solution (verified first) or a '#' line, a
  * boxed grid with --pretty, a JSON object with --json. Sets *failed when it
  * is not a solution. */
 void format_answer(struct answer_buf *o, const struct filter_answer *a, bool *failed);

@@ -176,11 +176,11 @@ struct solve_result **batch_results(struct batch_results *br, const struct grid 
 	if ((size_t)n * stride > br->size) {
 		free(br->mem);
 		br->size = (size_t)n * stride;
-		br->mem = driver_realloc(NULL, br->size);
+		br->mem = xrealloc(NULL, br->size);
 	}
 	if (n > br->cap) {
 		br->cap = n;
-		br->res = driver_realloc(br->res, (size_t)n * sizeof *br->res);
+		br->res = xrealloc(br->res, (size_t)n * sizeof *br->res);
 	}
 	for (int i = 0; i < n; i++)
 		br->res[i] = (struct solve_result *)(void *)(br->mem + (size_t)i * stride);

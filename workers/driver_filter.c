@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "line_reader.h"
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 #include "driver.h"
 
 /* --- filter mode --- */
@@ -41,8 +41,7 @@ char *out_room(struct answer_buf *o, size_t more)
 {
 	char *at = answer_buf_room(o, more);
 	if (!at) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
+		die("out of memory");
 	}
 	return at;
 }
@@ -243,7 +242,7 @@ static int filter_input(int fd)
 {
 	struct line_reader lr;
 	struct puzzle_stream ps;
-	struct stream_item *item = driver_realloc(NULL, sizeof *item);
+	struct stream_item *item = xrealloc(NULL, sizeof *item);
 	if (line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0) {
 		fprintf(stderr, "%s: out of memory\n", program);
 		exit(2);
@@ -304,7 +303,7 @@ int filter_main(int argc, char **argv, int first)
 		fprintf(stderr, "%s: out of memory\n", program);
 		return 2;
 	}
-	run = driver_realloc(NULL, (size_t)opt.batch * sizeof *run); /* a call's: opt.batch at most */
+	run = xrealloc(NULL, (size_t)opt.batch * sizeof *run); /* a call's: opt.batch at most */
 	int status = 0;
 	if (first >= argc) {
 		input_name = NULL;

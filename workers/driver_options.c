@@ -2,10 +2,8 @@
  * (worker.h's worker_option tables), --help and --version. */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +11,8 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "lib/number.h"
+#include "lib/wrap.h"
 
 /* --- options --- */
 
@@ -25,17 +25,6 @@ enum {
 	OPT_JSON,
 	OPT_ALGO_BASE = 1000, /* algorithm option i is OPT_ALGO_BASE + 2i (+1: --no-) */
 };
-
-void usage_error(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", program);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nTry '%s --help' for more information.\n", program);
-	exit(2);
-}
 
 static void format_option_default(const struct worker_option *o, char *buf, size_t bufsz)
 {
@@ -66,61 +55,17 @@ static void format_option_default(const struct worker_option *o, char *buf, size
 	}
 }
 
-/* Help fits a terminal of HELP_COLUMNS columns. */
-#define HELP_COLUMNS 80
 /* where an option's help starts: after "  --name=VALUE" in 22 and a space */
 #define OPTION_COLUMN 25
-
-static int display_width(const char *s, size_t n)
-{
-	int w = 0;
-	for (size_t i = 0; i < n; i++)
-		w += ((unsigned char)s[i] & 0xC0) != 0x80; /* UTF-8: count lead bytes */
-	return w;
-}
-
-/* Prints a line of text, broken at spaces where it would pass the last
- * column: the first line goes on at indent; a line after a '\n' starts at
- * indent plus the spaces that begin it, and goes on hang more deeply. */
-static void print_wrapped(const char *text, int indent, int hang)
-{
-	int col = 0;
-	int wrap_at = indent; /* where a wrapped rest of this line starts */
-	for (const char *p = text; *p;) {
-		if (*p == '\n') {
-			p++;
-			int lead = indent + (int)strspn(p, " ");
-			p += strspn(p, " ");
-			printf("\n%*s", lead, "");
-			col = lead;
-			wrap_at = lead + hang;
-			continue;
-		}
-		size_t spaces = strspn(p, " ");
-		size_t word = strcspn(p + spaces, " \n");
-		int w = display_width(p + spaces, word);
-		if (col > wrap_at && col + (int)spaces + w > HELP_COLUMNS) {
-			printf("\n%*s", wrap_at, "");
-			col = wrap_at;
-		} else {
-			printf("%.*s", (int)spaces, p);
-			col += (int)spaces;
-		}
-		printf("%.*s", (int)word, p + spaces);
-		col += w;
-		p += spaces + word;
-	}
-	putchar('\n');
-}
 
 static void print_help(void)
 {
 	const bool complete = ALGO.kind == WORKER_COMPLETE;
 	printf("Usage: %s [OPTION]... [FILE]...\n", program);
-	print_wrapped(ALGO.summary, 0, 0);
+	print_wrapped(stdout, ALGO.summary, (struct wrap){0});
 	char source[512];
 	snprintf(source, sizeof source, "Follows %s.", ALGO.source);
-	print_wrapped(source, 2, 0);
+	print_wrapped(stdout, source, (struct wrap){.indent = 2});
 	printf("\nReads puzzles from the FILEs (or standard input, also for '-') and writes\n"
 	       "one line per puzzle, in order: the solution in the puzzle's own notation, or a\n"
 	       "line starting with '#' that says why there is none (# invalid: ..., # unsat,\n"
@@ -176,7 +121,7 @@ static void print_help(void)
 			size_t n = strlen(o->help);
 			snprintf(text, sizeof text, "  %-22s %s%s%s", left, o->help,
 				 n && o->help[n - 1] == '\n' ? "" : " ", dflt);
-			print_wrapped(text, OPTION_COLUMN, 2);
+			print_wrapped(stdout, text, (struct wrap){.indent = OPTION_COLUMN, .hang = 2});
 		}
 	}
 	printf("\nExit status: 0 when every puzzle was solved, 1 when any was not, 2 for usage\n"
@@ -185,12 +130,11 @@ static void print_help(void)
 
 static double parse_number(const char *name, const char *s, double min, double max)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || isnan(v))
+	double v;
+	int rc = parse_decimal(s, min, max, &v);
+	if (rc == PARSE_SYNTAX)
 		usage_error("--%s: '%s' is not a number", name, s);
-	if (v < min || v > max)
+	if (rc == PARSE_RANGE)
 		usage_error("--%s: %s is out of range (%g to %g)", name, s, min, max);
 	return v;
 }
@@ -253,12 +197,8 @@ int parse_options(int argc, char **argv)
 	 * memory still reachable at exit is not reported as a leak */
 	static struct option *longopts;
 	static char (*negated)[64];
-	longopts = calloc(ncommon + 2 * nalgo + 1, sizeof *longopts);
-	negated = calloc(nalgo + 1, sizeof *negated);
-	if (!longopts || !negated) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
-	}
+	longopts = xcalloc(ncommon + 2 * nalgo + 1, sizeof *longopts);
+	negated = xcalloc(nalgo + 1, sizeof *negated);
 	memcpy(longopts, common, sizeof common);
 	size_t k = ncommon;
 	for (size_t i = 0; i < nalgo; i++) {
@@ -284,15 +224,10 @@ int parse_options(int argc, char **argv)
 		case 't':
 			opt.time_limit = parse_number("time-limit", optarg, 0, 1e9);
 			break;
-		case 's': {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-')
+		case 's':
+			if (parse_seed(optarg, &opt.seed) != PARSE_OK)
 				usage_error("--seed: '%s' is not a number from 0 to 2^64-1", optarg);
-			opt.seed = v;
 			break;
-		}
 		case 'p':
 			opt.progress = true;
 			break;
@@ -320,11 +255,10 @@ int parse_options(int argc, char **argv)
 			print_help();
 			exit(0);
 		case 'V':
-			printf("%s (sudoku-race) %s\n%s\n", program, PACKAGE_VERSION, VERSION_NOTICE);
+			print_version();
 			exit(0);
 		case '?':
-			fprintf(stderr, "Try '%s --help' for more information.\n", program);
-			exit(2);
+			usage_try_help();
 		default: {
 			int i = (c - OPT_ALGO_BASE) / 2;
 			set_algo_option(&ALGO.options[i], optarg, (c - OPT_ALGO_BASE) % 2);

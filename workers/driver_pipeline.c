@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "line_reader.h"
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 #include "driver.h"
 
 /* batches in flight: deep enough that the whole of a million puzzles can
@@ -196,13 +196,13 @@ static void pl_add_line(struct batch *b, const char *line, long len, long lineno
 {
 	if (b->nlines == b->lines_cap) {
 		b->lines_cap = b->lines_cap ? 2 * b->lines_cap : 1024;
-		b->lines = driver_realloc(b->lines, (size_t)b->lines_cap * sizeof *b->lines);
+		b->lines = xrealloc(b->lines, (size_t)b->lines_cap * sizeof *b->lines);
 	}
 	size_t n = len > 0 ? (size_t)len : 0;
 	if (b->text_len + n + 1 > b->text_cap) {
 		while (b->text_len + n + 1 > b->text_cap)
 			b->text_cap = b->text_cap ? 2 * b->text_cap : 65536;
-		b->text = driver_realloc(b->text, b->text_cap);
+		b->text = xrealloc(b->text, b->text_cap);
 	}
 	if (n)
 		memcpy(b->text + b->text_len, line, n);
@@ -295,7 +295,7 @@ static struct record *part_record(struct part *pt)
 {
 	if (pt->nrec == pt->cap) {
 		pt->cap = pt->cap ? 2 * pt->cap : pt->nlines + 2;
-		pt->rec = driver_realloc(pt->rec, (size_t)pt->cap * sizeof *pt->rec);
+		pt->rec = xrealloc(pt->rec, (size_t)pt->cap * sizeof *pt->rec);
 	}
 	return &pt->rec[pt->nrec++];
 }
@@ -354,7 +354,7 @@ static void pl_parse_lines(struct batch *b, struct part *pt)
 	pt->arena.len = 0;
 	pt->notes.len = 0;
 	if (!pt->item)
-		pt->item = driver_realloc(NULL, sizeof *pt->item);
+		pt->item = xrealloc(NULL, sizeof *pt->item);
 	for (int k = pt->first; k < pt->first + pt->nlines; k++) {
 		const struct line_ref *l = &b->lines[k];
 		bool again;
@@ -395,7 +395,7 @@ static void pl_parse(struct batch *b)
 		pt->first = (int)((long)b->nlines * k / nparts);
 		pt->nlines = (int)((long)b->nlines * (k + 1) / nparts) - pt->first;
 		if (!pt->ps)
-			pt->ps = driver_realloc(NULL, sizeof *pt->ps);
+			pt->ps = xrealloc(NULL, sizeof *pt->ps);
 		if (k == 0)
 			*pt->ps = pl.carried;
 		else
@@ -416,7 +416,7 @@ static void pl_parse(struct batch *b)
 	pl.carried = *last->ps;
 	if (b->input_end) {
 		if (!last->item)
-			last->item = driver_realloc(NULL, sizeof *last->item);
+			last->item = xrealloc(NULL, sizeof *last->item);
 		enum stream_event ev = puzzle_stream_finish(&pl.carried, last->item);
 		if (ev != STREAM_NONE)
 			pl_take(last, ev, last->item);
@@ -467,10 +467,10 @@ static void solver_reserve(struct solver *sv, int n)
 	if (n <= sv->cap)
 		return;
 	sv->cap = n;
-	sv->grids = driver_realloc(sv->grids, (size_t)n * sizeof *sv->grids);
-	sv->st = driver_realloc(sv->st, (size_t)n * sizeof *sv->st);
-	sv->rec = driver_realloc(sv->rec, (size_t)n * sizeof *sv->rec);
-	sv->rec_part = driver_realloc(sv->rec_part, (size_t)n * sizeof *sv->rec_part);
+	sv->grids = xrealloc(sv->grids, (size_t)n * sizeof *sv->grids);
+	sv->st = xrealloc(sv->st, (size_t)n * sizeof *sv->st);
+	sv->rec = xrealloc(sv->rec, (size_t)n * sizeof *sv->rec);
+	sv->rec_part = xrealloc(sv->rec_part, (size_t)n * sizeof *sv->rec_part);
 }
 
 static void solver_free(struct solver *sv)

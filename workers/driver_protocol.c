@@ -170,11 +170,11 @@ static bool input_done;
 static atomic_bool quitting; /* set under queue_lock; the plain path reads it without */
 
 /* The ids in flight, queued or being solved, each with its job: a new
- * request's id is checked, and a cancel finds its job, in constant time
- * (a scan of the queue made a ping wait seconds behind 40,000 solves).
- * Chained through the jobs; at most PROTO_QUEUE_MAX + a few batches of ids,
- * four to a bucket then, none or one for the racer's few hundred in flight
- * (a table of 2^18 buckets missed the cache on every look-up). */
+ * request's id is checked, and a cancel finds its job, in constant time,
+ * however long the queue (a ping waits behind no scan of it). Chained
+ * through the jobs; at most PROTO_QUEUE_MAX + a few batches of ids, four to
+ * a bucket then, none or one for the racer's few hundred in flight: a
+ * table small enough to stay in the cache (contrib/bench/code-notes.md). */
 #define ID_BUCKETS (1u << 14)
 static struct job **id_set;
 
@@ -341,7 +341,7 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 		*spares = kept->next;
 	} else {
 		room = size;
-		kept = driver_realloc(NULL, size);
+		kept = xrealloc(NULL, size);
 	}
 	memcpy(kept, j, size);
 	kept->room = room;
@@ -741,11 +741,11 @@ static void answer_plain(struct slot *sl, struct job *j)
 /* The plain path: an algorithm without solve_batch, one job at a time in
  * the main thread. It takes the queued jobs in runs of RUN_MAX under one
  * lock, and solves and answers each with none; the run's ids leave the id
- * set, and its jobs are kept for reuse, when it takes the next run. (Four
- * locks a puzzle, its cache line going back and forth between the reader's
- * processor and the solver's, were 5 to 8% of a race's CPU on easy 9x9
- * puzzles.) A job of the run stays the reader's to cancel, acknowledged at
- * once, until the solver starts it (job_run). */
+ * set, and its jobs are kept for reuse, when it takes the next run. (Locks
+ * a puzzle would send their cache line back and forth between the
+ * reader's processor and the solver's: contrib/bench/code-notes.md.) A job
+ * of the run stays the reader's to cancel, acknowledged at once, until the
+ * solver starts it (job_run). */
 static void *plain_solver_main(void *arg)
 {
 	struct slot *sl = arg;
@@ -780,7 +780,7 @@ static void *plain_solver_main(void *arg)
 static void *batch_solver_main(void *arg)
 {
 	struct slot *sl = arg;
-	struct job **copy = driver_realloc(NULL, (size_t)opt.batch * sizeof *copy);
+	struct job **copy = xrealloc(NULL, (size_t)opt.batch * sizeof *copy);
 	struct job *answered = NULL; /* for spare_jobs, when the lock is next held */
 	for (;;) {
 		int n = 0;
@@ -839,12 +839,12 @@ int protocol_main(void)
 	for (int k = 0; k < nslots; k++) {
 		struct slot *sl = &slots[k];
 		size_t njobs = (size_t)(opt.batch > RUN_MAX ? opt.batch : RUN_MAX);
-		sl->jobs = driver_realloc(NULL, njobs * sizeof *sl->jobs);
-		sl->whole = driver_realloc(NULL, sizeof *sl->whole);
-		sl->whole_result = driver_realloc(NULL, sizeof *sl->whole_result);
-		sl->grids = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->grids);
-		sl->st = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->st);
-		sl->ack = driver_realloc(NULL, (size_t)opt.batch * sizeof *sl->ack);
+		sl->jobs = xrealloc(NULL, njobs * sizeof *sl->jobs);
+		sl->whole = xrealloc(NULL, sizeof *sl->whole);
+		sl->whole_result = xrealloc(NULL, sizeof *sl->whole_result);
+		sl->grids = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->grids);
+		sl->st = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->st);
+		sl->ack = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->ack);
 	}
 	const struct msg_hello hello = {
 		.name = ALGO.name,

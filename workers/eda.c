@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/geometry.h"
 #include "propagate.h"
 #include "rng.h"
 #include "worker.h"
@@ -113,9 +114,9 @@ struct eda {
 	struct worker_ctx *ctx;
 	const struct grid *puzzle;
 
-	/* geometry: unit u < N is a row, < 2N a column, < 3N a block */
-	int *unit_cell;        /* [3N][N] */
-	int *cell_unit;        /* [cells][3]: its row, column and block units */
+	/* unit u < N is a row, < 2N a column, < 3N a block: geo->unit is
+	 * [3N][N], geo->cell_unit [cells][3] (lib/geometry.h) */
+	const struct geometry *geo;
 
 	/* one attempt */
 	uint8_t *clue;         /* [cells]: givens and fixed cells, 0 elsewhere */
@@ -177,8 +178,6 @@ static void eda_progress(struct eda *e)
 
 static void eda_free(struct eda *e)
 {
-	free(e->unit_cell);
-	free(e->cell_unit);
 	free(e->clue);
 	free(e->allowed);
 	free(e->p);
@@ -201,8 +200,7 @@ static int eda_alloc(struct eda *e, const struct grid *puzzle)
 	e->cells = puzzle->cells;
 	const int n = e->box, N = e->side, C = e->cells;
 	e->all = N == 64 ? ~0ULL : (1ULL << N) - 1;
-	e->unit_cell = malloc(sizeof(int) * 3 * (size_t)N * (size_t)N);
-	e->cell_unit = malloc(sizeof(int) * 3 * (size_t)C);
+	e->geo = geometry_get(n);
 	e->clue = malloc((size_t)C);
 	e->allowed = malloc(sizeof(uint64_t) * (size_t)C);
 	e->p = malloc(sizeof(double) * (size_t)C * (size_t)N);
@@ -213,21 +211,11 @@ static int eda_alloc(struct eda *e, const struct grid *puzzle)
 	e->base = malloc((size_t)C);
 	e->scratch = malloc((size_t)C);
 	e->open = malloc(sizeof(int) * (size_t)N);
-	if (cp_board_alloc(&e->board, n) < 0 || !e->unit_cell || !e->cell_unit || !e->clue || !e->allowed || !e->p || !e->grids ||
+	if (cp_board_alloc(&e->board, n) < 0 || !e->clue || !e->allowed || !e->p || !e->grids ||
 	    !e->cost || !e->kept || !e->approx || !e->base || !e->scratch || !e->open) {
 		eda_free(e);
 		return -1;
 	}
-	for (int r = 0; r < N; r++)
-		for (int c = 0; c < N; c++) {
-			int cell = r * N + c, b = (r / n) * n + c / n, i = (r % n) * n + c % n;
-			e->unit_cell[r * N + c] = cell;
-			e->unit_cell[(N + c) * N + r] = cell;
-			e->unit_cell[(2 * N + b) * N + i] = cell;
-			e->cell_unit[3 * cell] = r;
-			e->cell_unit[3 * cell + 1] = N + c;
-			e->cell_unit[3 * cell + 2] = 2 * N + b;
-		}
 	memcpy(e->base, puzzle->cell, (size_t)C);
 	e->clue_grid = *puzzle;
 	return 0;
@@ -247,7 +235,7 @@ static bool unit_masks(const struct eda *e, const uint8_t *clue, uint64_t *mask)
 		if (!clue[c])
 			continue;
 		for (int t = 0; t < 3; t++) {
-			uint64_t *m = &mask[e->cell_unit[3 * c + t]];
+			uint64_t *m = &mask[e->geo->cell_unit[3 * c + t]];
 			if (*m & bit(clue[c]))
 				return false;
 			*m |= bit(clue[c]);
@@ -266,7 +254,7 @@ static int grid_cost(struct eda *e, const uint8_t *g)
 	memset(mask, 0, sizeof mask[0] * 3 * (size_t)N);
 	for (int c = 0; c < e->cells; c++) {
 		uint64_t b = bit(g[c]);
-		const int *u = &e->cell_unit[3 * c];
+		const uint16_t *u = &e->geo->cell_unit[3 * c];
 		mask[u[0]] |= b;
 		mask[u[1]] |= b;
 		mask[u[2]] |= b;
@@ -340,7 +328,7 @@ static bool draw_blocks(struct eda *e, uint8_t *g)
 {
 	const int N = e->side;
 	for (int b = 0; b < N; b++) {
-		const int *cell = &e->unit_cell[(2 * N + b) * N];
+		const uint16_t *cell = geometry_unit(e->geo, 2 * N + b);
 		uint64_t used = 0;
 		int nopen = 0;
 		for (int i = 0; i < N; i++) {
@@ -430,7 +418,7 @@ static bool init_probabilities(struct eda *e)
 			row[e->clue[c] - 1] = 1;
 			continue;
 		}
-		const int *u = &e->cell_unit[3 * c];
+		const uint16_t *u = &e->geo->cell_unit[3 * c];
 		uint64_t set = precompute ? e->all & ~(mask[u[0]] | mask[u[1]] | mask[u[2]]) : e->all;
 		if (precompute && deduce)
 			set &= e->board.cand[c];
@@ -581,7 +569,7 @@ static int zone_list(const struct eda *e, int *unit)
 static bool fix_zone(struct eda *e, const uint8_t *approx, int unit)
 {
 	const int N = e->side;
-	const int *cell = &e->unit_cell[unit * N];
+	const uint16_t *cell = geometry_unit(e->geo, unit);
 	uint64_t seen = 0;
 	bool adds = false;
 	for (int i = 0; i < N; i++) {
@@ -650,10 +638,10 @@ static void enum_init(struct eda *e, struct block_enum *be, int block)
 	unit_masks(e, e->puzzle->cell, mask); /* the driver checked: no clash */
 	be->nopen = 0;
 	for (int i = 0; i < N; i++) {
-		int c = e->unit_cell[(2 * N + block) * N + i];
+		int c = geometry_unit(e->geo, 2 * N + block)[i];
 		if (e->puzzle->cell[c])
 			continue;
-		const int *u = &e->cell_unit[3 * c];
+		const uint16_t *u = &e->geo->cell_unit[3 * c];
 		be->cell[be->nopen] = c;
 		be->allowed[be->nopen] = e->all & ~(mask[u[0]] | mask[u[1]] | mask[u[2]]);
 		be->nopen++;

@@ -44,8 +44,8 @@
  *   paper's Figures 5 and 6 need hundreds of iterations per climb (234
  *   iterations and 0.12 restarts for its easy puzzles), far more than
  *   the few dozen improving moves a climb from the greedy start can make;
- *   on 150 qqwing puzzles the walk took 3 times fewer iterations, 6 times
- *   fewer restarts and 5 times less time than --no-plateau-walk. The
+ *   and it reaches solutions in fewer iterations, with fewer restarts and
+ *   in less time than --no-plateau-walk (contrib/bench/code-notes.md). The
  *   walk remembers the states it expanded (at most 2^20 a climb; a longer
  *   walk counts as a plateau), so no state is expanded twice between
  *   restarts and the search never cycles.
@@ -72,6 +72,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/geometry.h"
 #include "rng.h"
 #include "worker.h"
 
@@ -127,7 +128,8 @@ struct hill {
 	int box, side, cells;
 	int target_f1; /* 2*N*N: every row and column holds N distinct digits */
 	const uint8_t *given_value; /* the puzzle: 0 where open */
-	int *row_of, *col_of;
+	const struct geometry *geo; /* its units */
+	const uint8_t *row_of, *col_of; /* geo's */
 	int *free_cells; /* [box * side + i]: the i-th non-given cell of a box */
 	int *free_count; /* [box] */
 	uint8_t *missing; /* [box * side + i]: the digits the box's givens miss */
@@ -186,8 +188,6 @@ static inline int clashes_with_givens(const struct hill *h, int cell, int v)
 
 static void hill_free(struct hill *h)
 {
-	free(h->row_of);
-	free(h->col_of);
 	free(h->free_cells);
 	free(h->free_count);
 	free(h->missing);
@@ -213,8 +213,9 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 	h->cells = cells;
 	h->target_f1 = 2 * side * side;
 	h->given_value = puzzle->cell;
-	h->row_of = malloc(sizeof(int) * (size_t)cells);
-	h->col_of = malloc(sizeof(int) * (size_t)cells);
+	h->geo = geometry_get(n);
+	h->row_of = h->geo->row_of;
+	h->col_of = h->geo->col_of;
 	h->free_cells = malloc(sizeof(int) * (size_t)cells);
 	h->free_count = calloc((size_t)side, sizeof(int));
 	h->missing = malloc((size_t)cells);
@@ -225,7 +226,7 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 	h->cur = malloc((size_t)cells);
 	h->queue = calloc((size_t)queue_size, sizeof *h->queue);
 	h->best = calloc((size_t)queue_size, sizeof *h->best);
-	if (!h->row_of || !h->col_of || !h->free_cells || !h->free_count || !h->missing ||
+	if (!h->free_cells || !h->free_count || !h->missing ||
 	    !h->clash || !h->zobrist || !h->row_count || !h->col_count || !h->cur ||
 	    !h->queue || !h->best)
 		return -1;
@@ -235,17 +236,13 @@ static int hill_alloc(struct hill *h, const struct grid *puzzle)
 
 	for (int b = 0; b < side; b++) {
 		bool present[GRID_MAX_SIDE + 1] = {false};
-		int r0 = b / n * n, c0 = b % n * n;
-		for (int r = r0; r < r0 + n; r++) {
-			for (int c = c0; c < c0 + n; c++) {
-				int cell = r * side + c, v = puzzle->cell[cell];
-				h->row_of[cell] = r;
-				h->col_of[cell] = c;
-				if (v)
-					present[v] = true;
-				else
-					h->free_cells[b * side + h->free_count[b]++] = cell;
-			}
+		const uint16_t *box_cells = geometry_unit(h->geo, 2 * side + b);
+		for (int i = 0; i < side; i++) {
+			int cell = box_cells[i], v = puzzle->cell[cell];
+			if (v)
+				present[v] = true;
+			else
+				h->free_cells[b * side + h->free_count[b]++] = cell;
 		}
 		int k = 0;
 		for (int v = 1; v <= side; v++)

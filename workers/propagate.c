@@ -6,74 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Peers and units of each box size, built on first use. Workers search on
- * one thread, so no lock is needed. */
-struct geometry {
-	int npeers;
-	uint16_t *peers;      /* cells * npeers */
-	uint16_t *units;      /* 3N * N */
-	uint16_t *cell_units; /* cells * 3: row, column, box */
-	uint8_t *cell_pos;    /* cells * 3: the cell's place in each of them */
-};
-static struct geometry geometries[GRID_MAX_BOX + 1];
-
-static const struct geometry *geometry(int box)
-{
-	struct geometry *g = &geometries[box];
-	if (g->peers)
-		return g;
-	int side = box * box, cells = side * side;
-	g->npeers = 2 * (side - 1) + (box - 1) * (box - 1);
-	g->peers = malloc(sizeof *g->peers * (size_t)cells * (size_t)g->npeers);
-	g->units = malloc(sizeof *g->units * 3 * (size_t)side * (size_t)side);
-	g->cell_units = malloc(sizeof *g->cell_units * 3 * (size_t)cells);
-	g->cell_pos = malloc(3 * (size_t)cells);
-	if (!g->peers || !g->units || !g->cell_units || !g->cell_pos)
-		abort(); /* at most 1.6 MB, needed before any search */
-	for (int u = 0; u < side; u++) {
-		for (int k = 0; k < side; k++) {
-			g->units[u * side + k] = (uint16_t)(u * side + k);
-			g->units[(side + u) * side + k] = (uint16_t)(k * side + u);
-			int r = (u / box) * box + k / box, c = (u % box) * box + k % box;
-			g->units[(2 * side + u) * side + k] = (uint16_t)(r * side + c);
-		}
-	}
-	for (int cell = 0; cell < cells; cell++) {
-		int r = cell / side, c = cell % side, n = 0;
-		g->cell_units[3 * cell] = (uint16_t)r;
-		g->cell_units[3 * cell + 1] = (uint16_t)(side + c);
-		g->cell_units[3 * cell + 2] = (uint16_t)(2 * side + (r / box) * box + c / box);
-		g->cell_pos[3 * cell] = (uint8_t)c;
-		g->cell_pos[3 * cell + 1] = (uint8_t)r;
-		g->cell_pos[3 * cell + 2] = (uint8_t)((r % box) * box + c % box);
-		uint16_t *p = g->peers + (size_t)cell * (size_t)g->npeers;
-		for (int k = 0; k < side; k++) {
-			if (k != c)
-				p[n++] = (uint16_t)(r * side + k);
-			if (k != r)
-				p[n++] = (uint16_t)(k * side + c);
-		}
-		int r0 = r - r % box, c0 = c - c % box;
-		for (int rr = r0; rr < r0 + box; rr++)
-			for (int cc = c0; cc < c0 + box; cc++)
-				if (rr != r && cc != c)
-					p[n++] = (uint16_t)(rr * side + cc);
-	}
-	return g;
-}
-
-const uint16_t *cp_peers(int box, int cell, int *n)
-{
-	const struct geometry *g = geometry(box);
-	*n = g->npeers;
-	return g->peers + (size_t)cell * (size_t)g->npeers;
-}
-
-const uint16_t *cp_unit(int box, int u)
-{
-	return geometry(box)->units + (size_t)u * (size_t)(box * box);
-}
-
 /* The queue holds two kinds of implication: a cell whose value set came down
  * to one value (the item is the cell), and a value whose places in a unit
  * came down to one (the item is cells + u * 64 + v - 1). Each can happen at
@@ -96,7 +28,7 @@ int cp_board_alloc(struct cp_board *b, int box)
 		cp_board_free(b);
 		return -1;
 	}
-	geometry(box);
+	b->geo = geometry_get(box);
 	return 0;
 }
 
@@ -152,7 +84,7 @@ static void fix(struct cp_board *b, const struct geometry *geo, int cell, int v)
 			b->failed = true;
 		return;
 	}
-	const uint16_t *cu = geo->cell_units + 3 * cell;
+	const uint16_t *cu = geo->cell_unit + 3 * cell;
 	const uint8_t *cp = geo->cell_pos + 3 * cell;
 	uint64_t others = b->cand[cell] & ~bit;
 	b->value[cell] = (uint8_t)v;
@@ -166,7 +98,7 @@ static void fix(struct cp_board *b, const struct geometry *geo, int cell, int v)
 		lose_place(b, cu[2], cp[2], w1);
 	}
 	for (int t = 0; t < 3; t++) {
-		const uint16_t *unit = geo->units + cu[t] * side;
+		const uint16_t *unit = geo->unit + cu[t] * side;
 		uint64_t holders = b->where[cu[t] * side + v1] & ~(1ULL << cp[t]);
 		while (holders) {
 			int q = unit[__builtin_ctzll(holders)];
@@ -177,7 +109,7 @@ static void fix(struct cp_board *b, const struct geometry *geo, int cell, int v)
 			/* no peer holds v fixed: it would have taken v from this cell */
 			c &= ~bit;
 			b->cand[q] = c;
-			const uint16_t *qu = geo->cell_units + 3 * q;
+			const uint16_t *qu = geo->cell_unit + 3 * q;
 			const uint8_t *qp = geo->cell_pos + 3 * q;
 			for (int k = 0; k < 3; k++)
 				if (qu[k] != cu[k]) /* in the cell's own units v is placed */
@@ -210,7 +142,7 @@ static int propagate(struct cp_board *b, const struct geometry *geo)
 		int u = item >> HIDDEN_SHIFT, v1 = item & ((1 << HIDDEN_SHIFT) - 1);
 		uint64_t w = b->where[u * b->side + v1];
 		if (w) {
-			int cell = geo->units[u * b->side + __builtin_ctzll(w)];
+			int cell = geo->unit[u * b->side + __builtin_ctzll(w)];
 			if (!b->value[cell])
 				fix(b, geo, cell, v1 + 1);
 		}
@@ -224,7 +156,7 @@ static int propagate(struct cp_board *b, const struct geometry *geo)
  * implication queued and drawn as in cp_assign. */
 int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 {
-	const struct geometry *geo = &geometries[b->box];
+	const struct geometry *geo = b->geo;
 	const int side = b->side, nunits = 3 * side;
 	uint64_t taken[3 * GRID_MAX_SIDE] = {0};
 	b->fixed = 0;
@@ -236,7 +168,7 @@ int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 		if (!v)
 			continue;
 		uint64_t bit = 1ULL << (v - 1);
-		const uint16_t *cu = geo->cell_units + 3 * i;
+		const uint16_t *cu = geo->cell_unit + 3 * i;
 		for (int t = 0; t < 3; t++) {
 			if (taken[cu[t]] & bit)
 				b->failed = true; /* the same given twice in a unit */
@@ -246,7 +178,7 @@ int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 	}
 	memset(b->where, 0, sizeof *b->where * 3 * (size_t)b->cells);
 	for (int i = 0; i < b->cells; i++) {
-		const uint16_t *cu = geo->cell_units + 3 * i;
+		const uint16_t *cu = geo->cell_unit + 3 * i;
 		const uint8_t *cp = geo->cell_pos + 3 * i;
 		uint64_t c = b->value[i] ? 1ULL << (b->value[i] - 1)
 					 : b->all & ~(taken[cu[0]] | taken[cu[1]] | taken[cu[2]]);
@@ -281,9 +213,8 @@ int cp_board_load(struct cp_board *b, const struct grid *puzzle)
 
 int cp_assign(struct cp_board *b, int cell, int v)
 {
-	const struct geometry *geo = &geometries[b->box];
-	fix(b, geo, cell, v);
-	return propagate(b, geo);
+	fix(b, b->geo, cell, v);
+	return propagate(b, b->geo);
 }
 
 void cp_board_to_grid(const struct cp_board *b, struct grid *g)

@@ -20,10 +20,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "protocol/grid.h"
+#include "lib/geometry.h"
+#include "lib/grid.h"
 
 struct cp_board {
 	int box, side, cells;
+	const struct geometry *geo; /* its units and peers */
 	int fixed;      /* cells whose value is fixed */
 	bool failed;    /* a value set or a unit's places for a value ran out */
 	bool tolerant;  /* go on past contradictions (see cp_assign) */
@@ -60,18 +62,14 @@ void cp_set_tolerant(struct cp_board *b, bool tolerant);
 /* Writes the fixed values (0 where open) into g. */
 void cp_board_to_grid(const struct cp_board *b, struct grid *g);
 
-/* The peers of a cell (20 for 9x9): *n set to the count. Shared, read-only. */
-const uint16_t *cp_peers(int box, int cell, int *n);
-/* The cells of unit u (0..N-1 rows, N..2N-1 columns, 2N..3N-1 boxes). */
-const uint16_t *cp_unit(int box, int u);
-
 static inline int cp_popcount(uint64_t x)
 {
 #ifdef __POPCNT__
 	return __builtin_popcountll(x);
 #else
-	/* without the instruction the builtin is a call into libgcc, 9% of
-	 * the 16x16 search's time (MRV counts every open cell) */
+	/* without the instruction the builtin is a call into libgcc, and
+	 * MRV counts every open cell's values: inline bit arithmetic
+	 * (contrib/bench/code-notes.md) */
 	x -= (x >> 1) & 0x5555555555555555ULL;
 	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
 	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;

@@ -12,12 +12,11 @@
  * fixed makes some 5,600 variables, where the plain encoding of every cell
  * and value has 46,656 and 3.3 million clauses.
  *
- * The defaults are measured (contrib/bench/sat-notes.md; 36x36 at 45%,
- * median CPU time of ten puzzles): pairwise at-most-one with CaDiCaL in
- * stable mode only (its --sat configuration) 1.1 s, against 3.6 s for the
- * counter from 7 literals up in CaDiCaL's default alternation of modes, and
- * 1.7 s for either change alone; focused mode alone times out. These
- * puzzles have a solution, and stable mode is for finding one. Locked
+ * The defaults are the fastest measured (contrib/bench/sat-notes.md,
+ * "Options measured"): pairwise at-most-one, with CaDiCaL in stable mode
+ * only (its --sat configuration); each helps alone, and focused mode alone
+ * times out. These puzzles have a solution, and stable mode is for finding
+ * one. Locked
  * candidates before encoding (--locked), or no presolve at all, change
  * little: CDCL finds what they find.
  *
@@ -33,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/geometry.h"
 #include "propagate.h"
 #include "worker.h"
 
@@ -133,7 +133,7 @@ static bool encode(struct encoding *e, const struct cp_board *b, struct worker_c
 		exactly_one(e, lits, n);
 	}
 	for (int u = 0; u < 3 * side; u++) {
-		const uint16_t *unit = cp_unit(e->box, u);
+		const uint16_t *unit = geometry_unit(b->geo, u);
 		if (worker_should_stop(ctx))
 			return false;
 		for (int v1 = 0; v1 < side; v1++) {
@@ -204,7 +204,7 @@ static void configure(CCaDiCaL *solver, uint64_t seed)
  * values its peers' givens leave, nothing more. */
 static void load_plain(struct cp_board *b, const struct grid *puzzle)
 {
-	int npeers;
+	const int npeers = b->geo->npeers;
 	b->fixed = 0;
 	b->failed = false;
 	for (int cell = 0; cell < b->cells; cell++) {
@@ -215,7 +215,7 @@ static void load_plain(struct cp_board *b, const struct grid *puzzle)
 			continue;
 		}
 		uint64_t c = b->all;
-		const uint16_t *peers = cp_peers(b->box, cell, &npeers);
+		const uint16_t *peers = geometry_peers(b->geo, cell);
 		for (int k = 0; k < npeers; k++)
 			if (puzzle->cell[peers[k]])
 				c &= ~(1ULL << (puzzle->cell[peers[k]] - 1));
@@ -225,30 +225,16 @@ static void load_plain(struct cp_board *b, const struct grid *puzzle)
 	}
 }
 
-/* Where a cell lies: its row, column and box (0..N-1 each). */
-static int row_of(int box, int cell)
+/* Removes a value (bit) from the open cells of unit u whose key (a cell's
+ * row, column or box: geometry.h) is not k. */
+static bool remove_outside(struct cp_board *b, int u, uint64_t bit, int (*key)(const struct geometry *, int),
+			   int k)
 {
-	return cell / (box * box);
-}
-
-static int col_of(int box, int cell)
-{
-	return cell % (box * box);
-}
-
-static int box_of(int box, int cell)
-{
-	return (row_of(box, cell) / box) * box + col_of(box, cell) / box;
-}
-
-/* Removes a value (bit) from the open cells of unit u whose key is not k. */
-static bool remove_outside(struct cp_board *b, int u, uint64_t bit, int (*key)(int, int), int k)
-{
-	const uint16_t *unit = cp_unit(b->box, u);
+	const uint16_t *unit = geometry_unit(b->geo, u);
 	bool changed = false;
 	for (int i = 0; i < b->side; i++) {
 		int cell = unit[i];
-		if (!b->value[cell] && (b->cand[cell] & bit) && key(b->box, cell) != k) {
+		if (!b->value[cell] && (b->cand[cell] & bit) && key(b->geo, cell) != k) {
 			b->cand[cell] &= ~bit;
 			changed = true;
 		}
@@ -266,12 +252,13 @@ static bool remove_outside(struct cp_board *b, int u, uint64_t bit, int (*key)(i
  * set or a value's places run out. */
 static int remove_locked(struct cp_board *b, struct grid *work)
 {
-	const int side = b->side, box = b->box;
+	const int side = b->side;
+	const struct geometry *geo = b->geo;
 	bool changed = true;
 	while (changed) {
 		changed = false;
 		for (int u = 0; u < 3 * side; u++) {
-			const uint16_t *unit = cp_unit(box, u);
+			const uint16_t *unit = geometry_unit(geo, u);
 			for (int v1 = 0; v1 < side; v1++) {
 				uint64_t bit = 1ULL << v1;
 				int first = -1;
@@ -285,21 +272,23 @@ static int remove_locked(struct cp_board *b, struct grid *work)
 						first = cell;
 						continue;
 					}
-					same_row &= row_of(box, cell) == row_of(box, first);
-					same_col &= col_of(box, cell) == col_of(box, first);
-					same_box &= box_of(box, cell) == box_of(box, first);
+					same_row &= geometry_row(geo, cell) == geometry_row(geo, first);
+					same_col &= geometry_col(geo, cell) == geometry_col(geo, first);
+					same_box &= geometry_box(geo, cell) == geometry_box(geo, first);
 				}
 				if (placed || first < 0)
 					continue;
 				if (u >= 2 * side) {
 					if (same_row)
-						changed |= remove_outside(b, row_of(box, first), bit, box_of, u - 2 * side);
-					if (same_col)
-						changed |= remove_outside(b, side + col_of(box, first), bit, box_of,
+						changed |= remove_outside(b, geometry_row(geo, first), bit, geometry_box,
 									  u - 2 * side);
+					if (same_col)
+						changed |= remove_outside(b, side + geometry_col(geo, first), bit,
+									  geometry_box, u - 2 * side);
 				} else if (same_box) {
-					changed |= remove_outside(b, 2 * side + box_of(box, first), bit,
-								  u < side ? row_of : col_of, u < side ? u : u - side);
+					changed |= remove_outside(b, 2 * side + geometry_box(geo, first), bit,
+								  u < side ? geometry_row : geometry_col,
+								  u < side ? u : u - side);
 				}
 			}
 		}
@@ -318,7 +307,7 @@ static int remove_locked(struct cp_board *b, struct grid *work)
 		}
 	}
 	for (int u = 0; u < 3 * side; u++) {
-		const uint16_t *unit = cp_unit(box, u);
+		const uint16_t *unit = geometry_unit(geo, u);
 		for (int v1 = 0; v1 < side; v1++) {
 			int places = 0, where = -1;
 			for (int i = 0; i < side; i++) {

@@ -38,10 +38,8 @@
  *   (Sudoku is one), and the only one under which both the paper's cost
  *   and its AC3 filling act on every state. --moves=any also lets a move
  *   change the value of an assigned cell (cost change k): more sideways
- *   moves, fewer tries that get stuck, but on 50 qqwing intermediate
- *   puzzles (not the benchmark's) it was 9 times slower to a solution
- *   (mean 17.5 ms against 1.9 ms, 4 times the iterations; with
- *   --rank=move 17 times), so it is not the default.
+ *   moves, fewer tries that get stuck, but several times slower to a
+ *   solution (contrib/bench/code-notes.md), so it is not the default.
  * - The roulette wheel and the best candidate (Alg. 4, lines 5-8). Each
  *   move's slice of the wheel is proportional to its fitness 1 / (2 + d),
  *   d its cost change before AC3 (1 / (1 + k) for a move into an empty
@@ -56,13 +54,8 @@
  *   and it is the filtered matrix that line 9 yields. --rank=move counts
  *   before AC3, the literal order of lines 8 and 9; the best of the spins
  *   is then drawn at once from its exact distribution (best_candidate).
- *   Measured on 100 qqwing intermediate and expert puzzles and on 10 runs
- *   of a 17-clue puzzle (not the benchmark's): --rank=ac3 with 3, 5, 10,
- *   20 spins took 6.6, 4.2, 2.9, 6.9 ms a puzzle (the 17-clue one: 1142,
- *   752, 130, 213 ms); with one spin per move it took 0.5 to 0.9 s a
- *   puzzle on the easy and intermediate ones (6 of 100 unsolved in 10 s).
- *   --rank=move with one spin per move took about 10 ms a puzzle, and
- *   seconds on the 17-clue one (up to 7 s).
+ *   The defaults, --rank=ac3 with 10 spins, were the fastest to a
+ *   solution of those measured (contrib/bench/code-notes.md).
  * - The features (Alg. 4, line 11). FeatureDifferences(S_candidate,
  *   S_best) are the assignments (cell, value) that S_best had and the
  *   candidate lost: the emptied cells (and with --moves=any the old value
@@ -70,9 +63,9 @@
  *   assignment again contains a tabu feature and is left out of the
  *   neighbourhood (Alg. 1, line 6). Without this the search would undo
  *   its last repair at once: it is what lets the search walk along
- *   plateaus of equal cost. The paper names no size. On the same 50
- *   puzzles, sizes 5 to 50 were alike (6 to 16 ms to a solution on
- *   average), 2 took 21 ms and 0 (no tabu list) 52 ms: the default is 10.
+ *   plateaus of equal cost. The paper names no size; the default is 10,
+ *   within the wide range of sizes that do equally well
+ *   (contrib/bench/code-notes.md).
  * - AC3 on a candidate that empties a domain (Alg. 3 answers false): the
  *   paper's Alg. 4 does not look at the answer, and neither does this
  *   code. The cell stays empty (it counts in the cost) and the filtering
@@ -104,6 +97,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/geometry.h"
 #include "propagate.h"
 #include "rng.h"
 #include "worker.h"
@@ -148,13 +142,13 @@ struct change {
 
 struct tabu {
 	int box, side, cells, stride; /* stride = N + 1: per-unit tables by value */
-	int npeers;
+	const struct geometry *geo; /* its units and peers */
+	const uint8_t *row_of, *col_of, *box_of; /* geo's */
 	const struct grid *puzzle;
 	uint64_t all;        /* the value set {1..N} */
 	uint64_t *root;      /* [cells] the domains after pre-processing */
 	bool *fixed;         /* [cells] given, or a singleton of the pre-processing */
 	uint8_t *value;      /* [cells] the current assignment, 0: empty */
-	int *row_of, *col_of, *box_of;
 	/* the assigned values of each unit, and where each is */
 	uint64_t *row_mask, *col_mask, *box_mask;
 	/* the assigned values where a row meets a box ([row * n + box column])
@@ -197,9 +191,6 @@ static void tabu_free(struct tabu *t)
 	free(t->root);
 	free(t->fixed);
 	free(t->value);
-	free(t->row_of);
-	free(t->col_of);
-	free(t->box_of);
 	free(t->row_mask);
 	free(t->col_mask);
 	free(t->box_mask);
@@ -227,14 +218,14 @@ static int tabu_alloc(struct tabu *t, const struct grid *puzzle)
 	t->stride = stride;
 	t->puzzle = puzzle;
 	t->all = side == 64 ? ~0ULL : (1ULL << side) - 1;
-	cp_peers(t->box, 0, &t->npeers);
+	t->geo = geometry_get(t->box);
+	t->row_of = t->geo->row_of;
+	t->col_of = t->geo->col_of;
+	t->box_of = t->geo->box_of;
 	const size_t units = (size_t)side * (size_t)stride;
 	t->root = malloc(sizeof *t->root * (size_t)cells);
 	t->fixed = calloc((size_t)cells, sizeof *t->fixed);
 	t->value = calloc((size_t)cells, 1);
-	t->row_of = malloc(sizeof(int) * (size_t)cells);
-	t->col_of = malloc(sizeof(int) * (size_t)cells);
-	t->box_of = malloc(sizeof(int) * (size_t)cells);
 	t->row_mask = calloc((size_t)side, sizeof(uint64_t));
 	t->col_mask = calloc((size_t)side, sizeof(uint64_t));
 	t->box_mask = calloc((size_t)side, sizeof(uint64_t));
@@ -251,18 +242,11 @@ static int tabu_alloc(struct tabu *t, const struct grid *puzzle)
 	t->log = malloc(sizeof *t->log * (size_t)cells * 3);
 	t->tabu_ring = malloc(sizeof(int) * (size_t)(tabu_size + 3));
 	t->tabu_count = calloc((size_t)cells * (size_t)stride, sizeof(uint32_t));
-	if (!t->root || !t->fixed || !t->value || !t->row_of || !t->col_of || !t->box_of ||
-	    !t->row_mask || !t->col_mask || !t->box_mask || !t->row_pos || !t->col_pos ||
+	if (!t->root || !t->fixed || !t->value || !t->row_mask || !t->col_mask || !t->box_mask || !t->row_pos || !t->col_pos ||
 	    !t->box_pos || !t->open_cells || !t->row_box_mask || !t->col_box_mask ||
 	    !t->tabu_mask || !t->queue || !t->queued ||
 	    !t->log || !t->tabu_ring || !t->tabu_count)
 		return -1;
-	for (int cell = 0; cell < cells; cell++) {
-		int r = cell / side, c = cell % side;
-		t->row_of[cell] = r;
-		t->col_of[cell] = c;
-		t->box_of[cell] = grid_box_index(puzzle, r, c);
-	}
 	return 0;
 }
 
@@ -338,8 +322,8 @@ static void look_at(struct tabu *t, int cell)
 
 static void look_at_peers(struct tabu *t, int cell)
 {
-	int n;
-	const uint16_t *peers = cp_peers(t->box, cell, &n);
+	const int n = t->geo->npeers;
+	const uint16_t *peers = geometry_peers(t->geo, cell);
 	for (int i = 0; i < n; i++)
 		look_at(t, peers[i]);
 }
@@ -538,7 +522,7 @@ static struct move spin(struct tabu *t)
  * d with probability (1 - P(< d))^spins - (1 - P(<= d))^spins, P(...) the
  * wheel's share of those moves, and within its class it is uniform. The
  * same distribution as spinning, in time independent of the list size
- * (spinning a 64x64 neighbourhood once per move took 10 ms an iteration). */
+ * (contrib/bench/code-notes.md). */
 static struct move best_candidate(struct tabu *t, int spins)
 {
 	double weight[5], total = 0;

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 
 enum worker_kind {
 	WORKER_COMPLETE,   /* can prove "no solution" and count solutions */

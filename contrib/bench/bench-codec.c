@@ -20,7 +20,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "protocol/answer.h"
+#include "lib/answer.h"
 #include "protocol/message.h"
 
 static uint64_t now_ns(void)

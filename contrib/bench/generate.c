@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "protocol/grid.h"
+#include "lib/common.h"
+#include "lib/grid.h"
+#include "lib/number.h"
 #include "workers/rng.h"
-
-static const char *program = "sudoku-generate";
 
 static void usage(FILE *to)
 {
@@ -42,25 +42,20 @@ static void usage(FILE *to)
 		program);
 }
 
-static void fail(const char *fmt, const char *arg)
-{
-	fprintf(stderr, "%s: ", program);
-	fprintf(stderr, fmt, arg);
-	fputc('\n', stderr);
-	exit(2);
-}
-
 static double number(const char *name, const char *s, double min, double max)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || v < min || v > max) {
-		char msg[128];
-		snprintf(msg, sizeof msg, "--%s: '%%s' is not a number from %g to %g", name, min, max);
-		fail(msg, s);
-	}
+	double v;
+	if (parse_decimal(s, min, max, &v) != PARSE_OK)
+		die("--%s: '%s' is not a number from %g to %g", name, s, min, max);
 	return v;
+}
+
+static int whole(const char *name, const char *s, int min, int max)
+{
+	long long v;
+	if (parse_whole(s, min, max, &v) != PARSE_OK)
+		die("--%s: '%s' is not a whole number from %d to %d", name, s, min, max);
+	return (int)v;
 }
 
 /* A uniform integer in [0, n). */
@@ -146,6 +141,7 @@ static void keep_cells(struct rng *r, struct grid *g, int keep)
 
 int main(int argc, char **argv)
 {
+	common_set_program("sudoku-generate");
 	int box = 6, count = 10;
 	double keep = 0.45;
 	uint64_t seed = 1;
@@ -158,21 +154,18 @@ int main(int argc, char **argv)
 	};
 	for (int c; (c = getopt_long(argc, argv, "b:k:n:s:h", longs, NULL)) != -1;) {
 		switch (c) {
-		case 'b': {
-			double b = number("box", optarg, GRID_MIN_BOX, GRID_MAX_BOX);
-			box = (int)b;
-			if (box != b)
-				fail("--box: '%s' is not a whole number", optarg);
+		case 'b':
+			box = whole("box", optarg, GRID_MIN_BOX, GRID_MAX_BOX);
 			break;
-		}
 		case 'k':
 			keep = number("keep", optarg, 0, 1);
 			break;
 		case 'n':
-			count = (int)number("count", optarg, 1, 1e6);
+			count = whole("count", optarg, 1, 1000000);
 			break;
 		case 's':
-			seed = (uint64_t)number("seed", optarg, 0, 9e15);
+			if (parse_seed(optarg, &seed) != PARSE_OK)
+				die("--seed: '%s' is not a number from 0 to 2^64-1", optarg);
 			break;
 		case 'S':
 			solver = optarg;
@@ -186,7 +179,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc)
-		fail("unexpected argument '%s'", argv[optind]);
+		die("unexpected argument '%s'", argv[optind]);
 
 	/* the starts, to a file the solver reads */
 	struct rng r;
@@ -195,28 +188,26 @@ int main(int argc, char **argv)
 	struct notation nt;
 	notation_default(&nt, box * box); /* characters up to 25x25, numbers above */
 	size_t bufsz = grid_format_max(box * box);
-	char *buf = malloc(bufsz);
+	char *buf = xmalloc(bufsz);
 	char starts[] = "/tmp/sudoku-generate.XXXXXX";
 	int fd = mkstemp(starts);
 	FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
-	if (!buf || !f)
-		fail("cannot make a temporary file: %s", strerror(errno));
+	if (!f)
+		die("cannot make a temporary file: %s", strerror(errno));
 	for (int i = 0; i < count; i++) {
 		diagonal_start(&r, box, &g);
 		grid_format(&g, &nt, buf, bufsz);
 		fprintf(f, "%s\n", buf);
 	}
 	if (fclose(f) != 0)
-		fail("cannot write a temporary file: %s", strerror(errno));
+		die("cannot write a temporary file: %s", strerror(errno));
 
 	/* the solver's full grids, under symmetries, thinned */
-	char *cmd = malloc(strlen(solver) + sizeof starts + 8);
-	if (!cmd)
-		fail("%s", "out of memory");
+	char *cmd = xmalloc(strlen(solver) + sizeof starts + 8);
 	sprintf(cmd, "%s %s", solver, starts);
 	FILE *solved = popen(cmd, "r");
 	if (!solved)
-		fail("cannot run the solver: %s", strerror(errno));
+		die("cannot run the solver: %s", strerror(errno));
 	printf("# %d puzzles %dx%d, %.0f%% of the cells kept: sudoku-generate --box=%d --keep=%g"
 	       " --count=%d --seed=%llu\n",
 	       count, box * box, box * box, keep * 100, box, keep, count, (unsigned long long)seed);
@@ -230,7 +221,7 @@ int main(int argc, char **argv)
 		if (grid_parse(line, (size_t)len, &full, &read_nt, err, sizeof err) < 0 ||
 		    full.box != box || grid_count_blanks(&full) != 0) {
 			unlink(starts);
-			fail("the solver did not fill a grid: %.60s", line);
+			die("the solver did not fill a grid: %.60s", line);
 		}
 		random_symmetry(&r, &full, &g);
 		keep_cells(&r, &g, (int)(keep * g.cells + 0.5));

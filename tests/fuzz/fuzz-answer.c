@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "protocol/answer.h"
+#include "lib/answer.h"
 
 static int hex(char c)
 {

@@ -1,4 +1,4 @@
-/* Fuzz target: the puzzle stream (protocol/puzzle_stream.c), every input
+/* Fuzz target: the puzzle stream (lib/puzzle_stream.c), every input
  * format the workers and the racer read, one line after another. */
 #include "config.h"
 

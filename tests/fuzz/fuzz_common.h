@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "protocol/message.h"
 
 /* A grid a reader returned: its size is one of the seven, its values are in

@@ -4,7 +4,7 @@
 #define SUDOKU_FUZZ_STREAM_H
 
 #include "fuzz_common.h"
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 
 static inline void fuzz_check_event(enum stream_event ev, const struct stream_item *item, long lineno)
 {

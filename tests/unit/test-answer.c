@@ -1,11 +1,11 @@
-/* Unit tests: the answer codec (protocol/answer.h): every text line, the
+/* Unit tests: the answer codec (lib/answer.h): every text line, the
  * pretty grid, the JSON object (a lone worker's keys and the racer's),
  * JSON strings (escapes, UTF-8), and the reader of the lines. */
 #include "config.h"
 
 #include <stdlib.h>
 
-#include "protocol/answer.h"
+#include "lib/answer.h"
 #include "tap.h"
 
 static struct answer_buf out;

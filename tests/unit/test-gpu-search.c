@@ -12,7 +12,7 @@
 #include "cuda/dlx_tree.h"
 #include "cuda/expand.h"
 #include "cuda/gpu_run.h"
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "tap.h"
 
 /* expand.c polls the driver; here nothing stops, and nobody watches */

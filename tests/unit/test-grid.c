@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "tap.h"
 
 static const char *easy =

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/grid.h"
+#include "lib/geometry.h"
+#include "lib/grid.h"
 #include "tap.h"
 #include "workers/propagate.h"
 #include "workers/rng.h"
@@ -30,15 +31,15 @@ static bool single(uint64_t s)
 static bool reference_fixpoint(int box, uint64_t *set)
 {
 	const int side = box * box, cells = side * side;
+	const struct geometry *geo = geometry_get(box);
 	bool changed = true;
 	while (changed) {
 		changed = false;
 		for (int i = 0; i < cells; i++) {
 			if (!single(set[i]))
 				continue;
-			int n;
-			const uint16_t *p = cp_peers(box, i, &n);
-			for (int k = 0; k < n; k++) {
+			const uint16_t *p = geometry_peers(geo, i);
+			for (int k = 0; k < geo->npeers; k++) {
 				if (set[p[k]] & set[i]) {
 					set[p[k]] &= ~set[i];
 					changed = true;
@@ -46,7 +47,7 @@ static bool reference_fixpoint(int box, uint64_t *set)
 			}
 		}
 		for (int u = 0; u < 3 * side; u++) {
-			const uint16_t *unit = cp_unit(box, u);
+			const uint16_t *unit = geometry_unit(geo, u);
 			for (int v = 1; v <= side; v++) {
 				int places = 0, where = -1;
 				for (int k = 0; k < side; k++)
@@ -148,9 +149,8 @@ static const char *tolerant_invariants(const struct cp_board *b)
 			fixed++;
 			if (b->cand[i] != bit_of(b->value[i]))
 				return "a fixed cell's value set is not its value";
-			int n;
-			const uint16_t *p = cp_peers(b->box, i, &n);
-			for (int k = 0; k < n; k++)
+			const uint16_t *p = geometry_peers(b->geo, i);
+			for (int k = 0; k < b->geo->npeers; k++)
 				if (b->cand[p[k]] & b->cand[i])
 					return "a peer still holds a fixed value (or the same value is fixed twice)";
 		} else if (single(b->cand[i])) {
@@ -160,7 +160,7 @@ static const char *tolerant_invariants(const struct cp_board *b)
 	if (fixed != b->fixed)
 		return "the fixed count is wrong";
 	for (int u = 0; u < 3 * side; u++) {
-		const uint16_t *unit = cp_unit(b->box, u);
+		const uint16_t *unit = geometry_unit(b->geo, u);
 		for (int v = 1; v <= side; v++) {
 			int places = 0, where = -1;
 			uint64_t mask = 0;

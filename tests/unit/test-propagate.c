@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "tap.h"
 #include "workers/propagate.h"
 

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protocol/grid.h"
+#include "lib/grid.h"
 #include "racer/options.h"
 #include "racer/schedule.h"
 #include "racer/stats.h"

@@ -3,7 +3,7 @@
 
 #include <stdlib.h>
 
-#include "protocol/puzzle_stream.h"
+#include "lib/puzzle_stream.h"
 #include "tap.h"
 
 struct result {

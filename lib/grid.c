@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "geometry.h"
+
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -378,11 +380,11 @@ int grid_parse(const char *text, size_t len, struct grid *g, struct notation *nt
 		s++;
 	while (end > s && is_space(end[-1]))
 		end--;
-	size_t n = (size_t)(end - s);
-	if (n == 0) {
+	if (s == end) {
 		snprintf(err, errsz, "empty puzzle");
 		return -1;
 	}
+	size_t n = (size_t)(end - s);
 	/* Numbers: any blank or comma between tokens means numbers (a line of
 	 * characters has no separators). */
 	bool separated = memchr(s, ',', n) || memchr(s, ' ', n) || memchr(s, '\t', n);
@@ -409,36 +411,23 @@ int grid_parse(const char *text, size_t len, struct grid *g, struct notation *nt
 
 static const char *unit_name[] = {"row", "column", "box"};
 
-/* The row and column of the k-th cell of unit u of a kind (0 rows, 1
- * columns, 2 boxes). */
-static void unit_cell(const struct grid *g, int kind, int u, int k, int *r, int *c)
-{
-	if (kind == 0) {
-		*r = u, *c = k;
-	} else if (kind == 1) {
-		*r = k, *c = u;
-	} else {
-		*r = (u / g->box) * g->box + k / g->box;
-		*c = (u % g->box) * g->box + k % g->box;
-	}
-}
-
-/* Names the first repeated value of a unit known to have one. */
+/* Names the first repeated value of unit u of a kind (0 rows, 1 columns,
+ * 2 boxes) known to have one. */
 static void describe_clash(const struct grid *g, int kind, int u, char *err, size_t errsz)
 {
+	const struct geometry *geo = geometry_get(g->box);
+	const uint16_t *unit = geometry_unit(geo, kind * g->side + u);
 	int first[GRID_MAX_SIDE + 1];
 	memset(first, -1, sizeof first);
 	for (int k = 0; k < g->side; k++) {
-		int r, c;
-		unit_cell(g, kind, u, k, &r, &c);
-		int v = g->cell[r * g->side + c];
+		int cell = unit[k], v = g->cell[cell];
 		if (!v)
 			continue;
 		if (first[v] >= 0) {
-			int r0, c0;
-			unit_cell(g, kind, u, first[v], &r0, &c0);
+			int cell0 = unit[first[v]];
 			snprintf(err, errsz, "value %d twice in %s %d (row %d column %d, row %d column %d)", v,
-				 unit_name[kind], u + 1, r0 + 1, c0 + 1, r + 1, c + 1);
+				 unit_name[kind], u + 1, geometry_row(geo, cell0) + 1, geometry_col(geo, cell0) + 1,
+				 geometry_row(geo, cell) + 1, geometry_col(geo, cell) + 1);
 			return;
 		}
 		first[v] = k;
@@ -460,8 +449,8 @@ static bool clash_9x9(const uint8_t *cell, int *bad_kind, int *bad_unit)
 				int v = cell[9 * r + c];
 				uint16_t bit = (uint16_t)((v != 0) << ((v - 1) & 15));
 				if ((row | cols[c] | box) & bit) {
-					*bad_kind = row & bit ? 0 : cols[c] & bit ? 1 : 2;
-					*bad_unit = row & bit ? r : cols[c] & bit ? c : b;
+					*bad_kind = (row & bit) ? 0 : (cols[c] & bit) ? 1 : 2;
+					*bad_unit = (row & bit) ? r : (cols[c] & bit) ? c : b;
 					return true;
 				}
 				row |= bit;
@@ -478,8 +467,8 @@ static bool clash_9x9(const uint8_t *cell, int *bad_kind, int *bad_unit)
  * cell and with the units' sums independent: each cell adds one to its value's
  * 4-bit counter in a 64-bit word, each unit sums its nine words, and a
  * counter of two or more (bits 1-3 of a nibble; nine cells cannot carry
- * out of one) is a clash. 1.7 times as fast as clash_9x9, which then
- * only names the clash. */
+ * out of one) is a clash. clash_9x9 then only names the clash
+ * (contrib/bench/code-notes.md). */
 static bool any_clash_9x9(const uint8_t *cell)
 {
 	uint64_t col[9] = {0}, seen = 0;
@@ -583,8 +572,9 @@ int grid_format(const struct grid *g, const struct notation *nt, char *buf, size
 			return -1;
 		if (g->side <= 9 && nt->style == NOTATION_CHARS) {
 			/* digits: '0' + value, the blank for 0, '?' above the side
-			 * (as the table below), 16 cells a step: the table's loop was
-			 * 3% of sudoku-cp's time on easy 9x9 sets */
+			 * (as the table below), 16 cells a step rather than a look-up
+			 * a cell: every 9x9 answer comes through here
+			 * (contrib/bench/code-notes.md) */
 			typedef uint8_t bytes16 __attribute__((vector_size(16)));
 			const bytes16 zero = {0}, side = zero + (uint8_t)g->side;
 			int i = 0;
@@ -628,8 +618,8 @@ size_t grid_format_pretty_max(int side)
 int grid_format_pretty(const struct grid *g, const struct notation *nt, char *buf, size_t bufsz)
 {
 	size_t pos = 0;
-	int w = g->side > GRID_MAX_CHAR_SIDE || nt->style == NOTATION_NUMBERS ? (g->side >= 10 ? 2 : 1) : 1;
 	bool numbers = nt->style == NOTATION_NUMBERS || g->side > GRID_MAX_CHAR_SIDE;
+	int w = numbers && g->side >= 10 ? 2 : 1;
 #define PUT(...)                                                                 \
 	do {                                                                     \
 		int k_ = snprintf(buf + pos, pos < bufsz ? bufsz - pos : 0, __VA_ARGS__); \
@@ -675,9 +665,9 @@ bool grid_verify(const struct grid *puzzle, const struct grid *solution, char *w
 			 puzzle->side, puzzle->side);
 		return false;
 	}
-	/* a first pass 16 cells a step, with no branch per cell (the loop
-	 * below was 4% of sudoku-cp's instructions on easy 9x9 sets); the
-	 * loop names the problem, when there is one */
+	/* a first pass 16 cells a step, with no branch per cell (every answer
+	 * is verified: contrib/bench/code-notes.md); the loop below names the
+	 * problem, when there is one */
 	typedef uint8_t bytes16 __attribute__((vector_size(16)));
 	const bytes16 zero = {0}, side = zero + (uint8_t)puzzle->side; /* at most 64 */
 	bytes16 bad = zero;
