@@ -8,10 +8,11 @@ load helpers
 
 PROTOCOL_PAGE="$top_srcdir/man/sudoku-protocol.5"
 
-# the programs this build has, by path
+# the programs this build has, by path (the installed scripts too)
 built_programs() {
 	local p
-	for p in "$top_builddir"/racer/sudoku-race "$top_builddir"/workers/sudoku-* "$top_builddir"/cuda/sudoku-gpu; do
+	for p in "$top_builddir"/racer/sudoku-race "$top_builddir"/workers/sudoku-* "$top_builddir"/cuda/sudoku-gpu \
+		"$top_builddir"/contrib/sudoku-race-many "$top_builddir"/contrib/sudoku-race-cactus; do
 		[ -x "$p" ] && [ -f "$p" ] && echo "$p"
 	done
 }
@@ -107,6 +108,8 @@ variables_read() {
 		[ -n "$text" ] || { echo "$f: an empty ENVIRONMENT" >&2; return 1; }
 		case $(basename "$p") in
 		sudoku-race) vars=$(variables_read racer protocol lib) ;;
+		# a script: the variables it reads with a default, ${NAME:-...}
+		sudoku-race-*) vars=$(grep -oE '\$\{[A-Z][A-Z0-9_]*:-' "$p" | tr -d '${:-' | sort -u) ;;
 		sudoku-gpu) vars=$( (variables_read workers protocol lib cuda; echo CUDA_VISIBLE_DEVICES) | sort -u) ;;
 		sudoku-*) vars=$(variables_read workers protocol lib) ;;
 		esac
@@ -114,7 +117,7 @@ variables_read() {
 			grep -qw -- "$v" <<<"$text" || missing="$missing $(basename "$p"):$v"
 		done
 		# a worker that reads none says so
-		if [[ $(basename "$p") != sudoku-race && -z $(variables_read workers protocol lib) ]]; then
+		if [[ $(basename "$p") != sudoku-race* && -z $(variables_read workers protocol lib) ]]; then
 			grep -q "reads no environment variable of its own" <<<"$text" ||
 				missing="$missing $(basename "$p"):(says-none)"
 		fi
