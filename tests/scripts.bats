@@ -3,7 +3,8 @@
 # as sudoku-race-many and contrib/bench/cactus as sudoku-race-cactus. Each
 # answers GNU --help and --version (the version configure gives), refuses a
 # bad command line with status 2, and works under its installed name, from
-# the folder it is installed in.
+# the folder it is installed in; make install puts them, their pages and the
+# completions where they belong.
 
 bats_require_minimum_version 1.5.0
 load helpers
@@ -126,4 +127,50 @@ bugs() {
 	run --separate-stderr "$bin/sudoku-race-cactus" --from-csv out.csv --limit 2 -o again.png
 	assert_success
 	[ -s again.png ]
+}
+
+# makevar NAME: the value of make's variable NAME in the build tree
+makevar() {
+	printf 'print-makevar:\n\t@echo $(%s)\n' "$1" |
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" \
+			-f Makefile -f - print-makevar
+}
+
+@test "make install: the scripts, their pages, the completions, where configure says" {
+	[ -f "$top_builddir/Makefile" ] || skip "no Makefile in $top_builddir"
+	local root=$BATS_TEST_TMPDIR/root bin man bashdir zshdir fishdir p
+	bin=$root$(makevar bindir)
+	man=$root$(makevar man1dir)
+	bashdir=$(makevar bashcompdir) zshdir=$(makevar zshcompdir) fishdir=$(makevar fishcompdir)
+	# a make of its own, not one of the make check that runs this test
+	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$top_builddir" install DESTDIR="$root"
+	assert_success
+	[ -x "$bin/sudoku-race-many" ]
+	[ -x "$bin/sudoku-race-cactus" ]
+	run "$bin/sudoku-race-many" --version
+	assert_line --index 0 "sudoku-race-many (sudoku-race) $(version)"
+	if [ -f "$man/sudoku-race.1" ]; then
+		[ -f "$man/sudoku-race-many.1" ]
+		[ -f "$man/sudoku-race-cactus.1" ]
+	fi
+	# the completions: in configure's folders, under every program's name
+	for p in sudoku-race sudoku-cp sudoku-race-many sudoku-race-cactus; do
+		[ -z "$bashdir" ] || [ -e "$root$bashdir/$p" ]
+		[ -z "$fishdir" ] || [ -e "$root$fishdir/$p.fish" ]
+	done
+	[ -z "$zshdir" ] || [ -f "$root$zshdir/_sudoku-race" ]
+	# by default, the usual folders
+	if grep -q "with-bash-completion-dir\|with-zsh-completion-dir\|with-fish-completion-dir" \
+		<(sed -n 's/^  \$ .*configure //p' "$top_builddir/config.log"); then
+		:
+	else
+		assert_equal "$bashdir" "$(makevar datadir)/bash-completion/completions"
+		assert_equal "$zshdir" "$(makevar datadir)/zsh/vendor-completions"
+		assert_equal "$fishdir" "$(makevar datadir)/fish/vendor_completions.d"
+	fi
+	# and make uninstall takes them away
+	run env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$top_builddir" uninstall DESTDIR="$root"
+	assert_success
+	run find "$root" -type f -o -type l
+	assert_output ""
 }
