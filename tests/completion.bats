@@ -203,3 +203,29 @@ words() {
 	assert_line --regexp $'^hill:no-post-swap\t'
 	assert_line --regexp $'^redis://\t'
 }
+
+# makevar NAME: the value of make's variable NAME in the build tree
+makevar() {
+	printf 'print-makevar:\n\t@echo $(%s)\n' "$1" |
+		env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s --no-print-directory -C "$top_builddir" \
+			-f Makefile -f - print-makevar
+}
+
+@test "every program make installs is completed by each shell, and linked under its name" {
+	[ -f "$top_builddir/Makefile" ] || skip "no Makefile in $top_builddir"
+	local p programs missing=
+	programs=$(for p in $(makevar bin_PROGRAMS) $(makevar bin_SCRIPTS); do basename "$p"; done)
+	[ -n "$programs" ]
+	local bash_names zsh_names fish_names linked
+	bash_names=$(sed -n '/^complete -F _sudoku_race_complete/,/[^\\]$/p' "$BASH_COMP" | tr -d '\\')
+	zsh_names=$(head -n 1 "$ZSH_COMP")
+	fish_names=$(sed -n '/^if contains -- $__sudoku_race_cmd/,/[^\\]$/p' "$FISH_COMP" | tr -d '\\')
+	linked=$(makevar completion_names)
+	for p in $programs; do
+		grep -qw -- "$p" <<<"$bash_names" || missing="$missing bash:$p"
+		grep -qw -- "$p" <<<"$zsh_names" || missing="$missing zsh:$p"
+		grep -qw -- "$p" <<<"$fish_names" || missing="$missing fish:$p"
+		grep -qw -- "$p" <<<"$linked" || missing="$missing completion_names:$p"
+	done
+	assert_equal "$missing" ""
+}
