@@ -57,13 +57,11 @@ words() {
 	assert_output "$(words auto cp cpw opbf pdlx spbf)"
 	run bash_complete "sudoku-gpu --method=cp"
 	assert_output "$(words cp cpw)"
-	run bash_complete "sudoku-gpu --dlx-column "
-	assert_output "$(words first min)"
 }
 
 @test "bash: an option's words from --help, for every worker that has them" {
-	run bash_complete "sudoku-dlx --column "
-	assert_output "$(words smallest top-left)"
+	run bash_complete "sudoku-tabu --rank "
+	assert_output "$(words ac3 move)"
 	run bash_complete "sudoku-bf --check="
 	assert_output "$(words mask scan)"
 	run bash_complete "sudoku-eda --zones="
@@ -115,8 +113,8 @@ words() {
 	run bash_complete "sudoku-race -w eda:zones=n"
 	assert_output "none"
 	# the worker's --help, found beside the racer as the racer finds it
-	run bash_complete "$top_builddir/racer/sudoku-race -w dlx:column="
-	assert_output "$(words smallest top-left)"
+	run bash_complete "$top_builddir/racer/sudoku-race -w tabu:moves="
+	assert_output "$(words empty any)"
 	# a worker that does not exist: no options
 	run bash_complete "sudoku-race -w nosuch:"
 	assert_output ""
@@ -142,13 +140,22 @@ words() {
 
 @test "bash: the scripts: their options, and their values" {
 	touch hosts
+	# the options of --help, whatever their letters
+	local url hostfile block
+	url=$(sudoku-race-many --help | sed -n 's/^ *\(-[A-Za-z]\)\(, --[a-z-]*\)\{0,1\} URL .*/\1/p')
+	hostfile=$(sudoku-race-many --help | sed -n 's/^ *\(-[A-Za-z]\)\(, --[a-z-]*\)\{0,1\} HOSTFILE .*/\1/p')
+	block=$(sudoku-race-many --help | sed -n 's/^ *\(-[A-Za-z]\)\(, --[a-z-]*\)\{0,1\} LINES .*/\1/p')
+	[ -n "$url" ] && [ -n "$hostfile" ] && [ -n "$block" ]
 	run bash_complete "sudoku-race-many -"
-	assert_output "$(words -S -c -n -w -x -r -h -V --help --version)"
-	run bash_complete "sudoku-race-many -c "
+	assert_line -- "$url"
+	assert_line -- "$hostfile"
+	assert_line -- --help
+	assert_line -- --version
+	run bash_complete "sudoku-race-many $url "
 	assert_output "redis://"
-	run bash_complete "sudoku-race-many -S ho"
+	run bash_complete "sudoku-race-many $hostfile ho"
 	assert_output "hosts"
-	run bash_complete "sudoku-race-many -n "
+	run bash_complete "sudoku-race-many $block "
 	assert_output ""
 	run bash_complete "sudoku-race-cactus --w"
 	assert_output "--workers"
@@ -171,13 +178,13 @@ words() {
 	run zsh -f -c '
 		_call_program() { shift; eval "$@"; }
 		source <(sed "\$d" "$1")
-		_sudoku_race_options sudoku-dlx | cut -d$'"'"'\x1f'"'"' -f1,2 | grep -- --column
-		_sudoku_race_words "=smallest|top-left"
+		_sudoku_race_options sudoku-tabu | cut -d$'"'"'\x1f'"'"' -f1,2 | grep -- --rank
+		_sudoku_race_words "=ac3|move"
 		_sudoku_race_options sudoku-acs acs | cut -d$'"'"'\x1f'"'"' -f1 | tr "\n" " "' _ "$ZSH_COMP"
 	assert_success
-	assert_line --index 0 "--column"$'\x1f'"=smallest|top-left"
-	assert_line --index 1 "smallest"
-	assert_line --index 2 "top-left"
+	assert_line --index 0 "--rank"$'\x1f'"=ac3|move"
+	assert_line --index 1 "ac3"
+	assert_line --index 2 "move"
 	assert_line --index 3 --partial "--ants --rho "
 	assert_line --index 3 --partial " --bve --no-bve "
 }
@@ -188,20 +195,18 @@ words() {
 	assert_success
 	assert_output ""
 	run fish -N -c 'source $argv[1]
-		for c in sudoku-race sudoku-dlx sudoku-race-many; __sudoku_race_register $c; end
-		complete -C"sudoku-dlx --column "
+		for c in sudoku-race sudoku-tabu; __sudoku_race_register $c; end
+		complete -C"sudoku-tabu --rank "
 		complete -C"sudoku-race --schedule "
 		complete -C"sudoku-race -w acs:gre"
-		complete -C"sudoku-race -w hill:no-post"
-		complete -C"sudoku-race-many -c "' "$FISH_COMP"
+		complete -C"sudoku-race -w hill:no-post"' "$FISH_COMP"
 	assert_success
-	assert_line --regexp $'^smallest\t'
-	assert_line --regexp $'^top-left\t'
+	assert_line --regexp $'^ac3\t'
+	assert_line --regexp $'^move\t'
 	assert_line --regexp $'^staged\t'
 	assert_line --regexp $'^all\t'
 	assert_line --regexp $'^acs:greedy=\t'
 	assert_line --regexp $'^hill:no-post-swap\t'
-	assert_line --regexp $'^redis://\t'
 }
 
 # makevar NAME: the value of make's variable NAME in the build tree

@@ -52,10 +52,9 @@ bugs() {
 			assert_line --regexp '^Exit status: '
 		done
 	done
+	# an option a line, each with its description (help2man's layout)
 	run "$MANY" --help
-	for o in -S -c -n -w -x -r; do
-		assert_line --regexp "^  $o( [A-Z]+)? +[a-z]"
-	done
+	[ "$(grep -cE '^  -[A-Za-z](, --[a-z-]+)?( [A-Z]+)? +[a-z(]' <<<"$output")" -ge 8 ]
 	run "$CACTUS" --help
 	for o in --workers --limit --first --build --output --csv --race-json --from-csv --title; do
 		assert_line --regexp "^  (-[a-zA-Z], |    )$o( [A-Z.]+)? +[a-z]"
@@ -94,7 +93,7 @@ bugs() {
 	run --separate-stderr env SUDOKU_RACE_CACHE=/tmp/dir "$MANY" "$BATS_TEST_TMPDIR/in"
 	assert_failure 2
 	[[ $stderr == *"'/tmp/dir' is not a redis:// URL"* ]]
-	run --separate-stderr "$MANY" -c redis://127.0.0.1 "$BATS_TEST_TMPDIR/none"
+	run --separate-stderr env SUDOKU_RACE_CACHE=redis://127.0.0.1 "$MANY" "$BATS_TEST_TMPDIR/none"
 	assert_failure 2
 	[[ $stderr == *"none: cannot read it"* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/none.run" ]
@@ -110,7 +109,7 @@ bugs() {
 	done
 	head -n 3 "$DATA/easy9.txt" >"$BATS_TEST_TMPDIR/p.txt"
 	cd "$BATS_TEST_TMPDIR"
-	run --separate-stderr "$bin/sudoku-race-cactus" --workers cp,dlx --limit=2 -c out.csv p.txt
+	run --separate-stderr "$bin/sudoku-race-cactus" --workers cp,dlx --limit=2 --csv out.csv p.txt
 	assert_success
 	assert_line --regexp '^cp +3/3 '
 	assert_line --regexp '^race +3/3 '
