@@ -1,27 +1,13 @@
 #!/bin/sh
-# One batch of puzzles over many machines that share one Redis cache
-# (README "Many machines"): GNU parallel runs a racer per block of the input
-# on the hosts of an --sshloginfile, every racer on the same
-# --cache redis://..., so that no puzzle is solved twice, and the answers
-# come out in input order, with the input's own line numbers in '#' lines
-# and --json (each racer is told where its block starts: --line-offset).
-#
-# usage: contrib/many-machines.sh [-S HOSTFILE] [-c URL] [-n LINES] [-w DIR]
-#                                 [-x RACER] [-r] PUZZLES [-- RACER-ARGS...]
-#   -S HOSTFILE  the hosts, one a line, as GNU parallel's --sshloginfile
-#                ("4/host1" runs 4 racers there, ":" is this machine);
-#                default: this machine alone
-#   -c URL       the shared cache, redis://HOST[:PORT][/DB], an address every
-#                host reaches (default: $SUDOKU_RACE_CACHE)
-#   -n LINES     lines per block (default 1000)
-#   -w DIR       the run's folder: blocks, job log, each block's answers
-#                (default PUZZLES.run)
-#   -x RACER     the racer on the hosts (default sudoku-race on their PATH)
-#   -r           resume a run cut short: the blocks the job log says are
-#                done are not run again
-# Answers go to standard output, each racer's messages to standard error.
-# Exit status: the worst of the racers' (0 all solved, 1 some not, 2 an
-# error or a block not run).
+# sudoku-race-many (contrib/many-machines.sh in the source tree): one batch
+# of puzzles over many machines that share one Redis cache (README "Many
+# machines", contrib/parallel/README.md). GNU parallel runs a racer per block
+# of the input on the hosts of an --sshloginfile, every racer on the same
+# --cache redis://..., so that no puzzle is solved twice, and the answers come
+# out in input order, with the input's own line numbers in '#' lines and
+# --json (each racer is told where its block starts: --line-offset).
+# Run with --help. `make install` installs it as sudoku-race-many, with the
+# version put in below.
 #
 # Why blocks in files rather than parallel --pipe-part: a piped job cannot
 # be told where its block starts, and GNU parallel's --resume (20221122)
@@ -38,12 +24,71 @@ work=
 racer=sudoku-race
 resume=
 
-usage() {
-	sed -n '9,20p' "$0" | sed 's/^# \{0,1\}//' >&2
+prog=${0##*/}
+# the version and bug address: put in by make; from configure.ac when this
+# runs from the source tree
+version='@VERSION@'
+bugs='@PACKAGE_BUGREPORT@'
+case $version in
+@*)
+	ac=$(dirname "$0")/../configure.ac
+	version=$(sed -n 's/^AC_INIT(\[[^]]*\], *\[\([^]]*\)\].*/\1/p' "$ac" 2>/dev/null) || :
+	bugs=$(sed -n 's/^AC_INIT(\[[^]]*\], *\[[^]]*\], *\[\([^]]*\)\].*/\1/p' "$ac" 2>/dev/null) || :
+	;;
+esac
+
+help() {
+	cat <<EOF
+Usage: $prog [OPTION]... PUZZLES [-- RACER-ARGS...]
+Solves the file PUZZLES on many machines that share one Redis cache: GNU
+parallel runs a sudoku-race per block of LINES lines on the hosts of HOSTFILE,
+every racer on the same --cache redis://..., so that no puzzle is solved
+twice. The answers come out on standard output in input order, with the
+input's own line numbers in '#' lines and --json; each racer's messages go to
+standard error. RACER-ARGS are given to every racer.
+
+Options:
+  -S HOSTFILE    the hosts, one a line, as GNU parallel's --sshloginfile
+                 ("4/host1" runs 4 racers there, ":" is this machine);
+                 default: this machine alone
+  -c URL         the shared cache, redis://HOST[:PORT][/DB], an address every
+                 host reaches (default: \$SUDOKU_RACE_CACHE)
+  -n LINES       lines per block (default 1000)
+  -w DIR         the run's folder: blocks, job log, each block's answers
+                 (default PUZZLES.run)
+  -x RACER       the racer on the hosts (default: sudoku-race on their PATH)
+  -r             resume a run cut short: the blocks the job log says are
+                 done are not run again
+  -h, --help     show this help and exit
+  -V, --version  show the version and exit
+
+Exit status: the worst of the racers': 0 when every puzzle was solved, 1 when
+any was not, 2 for usage or system errors (or a block that was not run).
+EOF
+}
+
+version() {
+	echo "$prog (sudoku-race) ${version:-unknown}"
+	echo "Copyright (C) 2026 the sudoku-race authors. License: MIT (the LICENSE file)."
+	echo "Report bugs to: ${bugs:-the sudoku-race project}"
+}
+
+usage_error() {
+	echo "$prog: $1" >&2
+	echo "Try '$prog --help' for more information." >&2
 	exit 2
 }
 
-while getopts S:c:n:w:x:rh opt; do
+# the GNU long options, before getopts (which knows short ones only)
+for a in "$@"; do
+	case $a in
+	--) break ;;
+	--help) help; exit 0 ;;
+	--version) version; exit 0 ;;
+	--?*) usage_error "unknown option $a" ;;
+	esac
+done
+while getopts :S:c:n:w:x:rhV opt; do
 	case $opt in
 	S) hosts=$OPTARG ;;
 	c) url=$OPTARG ;;
@@ -51,22 +96,25 @@ while getopts S:c:n:w:x:rh opt; do
 	w) work=$OPTARG ;;
 	x) racer=$OPTARG ;;
 	r) resume=--resume ;;
-	*) usage ;;
+	h) help; exit 0 ;;
+	V) version; exit 0 ;;
+	:) usage_error "-$OPTARG needs a value" ;;
+	*) usage_error "unknown option -$OPTARG" ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || usage
+[ $# -ge 1 ] || usage_error "no PUZZLES file"
 input=$1
 shift
 [ "${1:-}" != -- ] || shift
-case $lines in '' | *[!0-9]* | 0) echo "$0: -n: '$lines' is not a number of lines" >&2; exit 2 ;; esac
+case $lines in '' | *[!0-9]* | 0) echo "$prog: -n: '$lines' is not a number of lines" >&2; exit 2 ;; esac
 case $url in
 redis://*) ;;
-'') echo "$0: no shared cache: give -c redis://HOST[:PORT][/DB] or set SUDOKU_RACE_CACHE" >&2; exit 2 ;;
-*) echo "$0: -c: '$url' is not a redis:// URL" >&2; exit 2 ;;
+'') echo "$prog: no shared cache: give -c redis://HOST[:PORT][/DB] or set SUDOKU_RACE_CACHE" >&2; exit 2 ;;
+*) echo "$prog: -c: '$url' is not a redis:// URL" >&2; exit 2 ;;
 esac
-[ -r "$input" ] || { echo "$0: $input: cannot read it" >&2; exit 2; }
-command -v parallel >/dev/null || { echo "$0: GNU parallel is needed (Debian: parallel)" >&2; exit 2; }
+[ -r "$input" ] || { echo "$prog: $input: cannot read it" >&2; exit 2; }
+command -v parallel >/dev/null || { echo "$prog: GNU parallel is needed (Debian: parallel)" >&2; exit 2; }
 [ -n "$work" ] || work=$input.run
 # the jobs run in the run's folder (here) or a host's home: a relative racer
 # is made absolute
@@ -86,7 +134,7 @@ if [ -z "$resume" ]; then
 		printf 'blocks/%s.txt\t%s\n' "$k" "$((${num:-0} * lines))"
 	done >"$work/blocks.tsv"
 elif [ ! -f "$work/blocks.tsv" ]; then
-	echo "$0: -r: $work holds no run to resume" >&2
+	echo "$prog: -r: $work holds no run to resume" >&2
 	exit 2
 fi
 cd "$work"
@@ -110,7 +158,7 @@ n=0
 while IFS="$(printf '\t')" read -r block offset; do
 	n=$((n + 1))
 	if [ ! -f "out/$n" ]; then
-		echo "$0: $block (lines from $((offset + 1))) was not run" >&2
+		echo "$prog: $block (lines from $((offset + 1))) was not run" >&2
 		status=2
 		continue
 	fi

@@ -8,10 +8,11 @@ load helpers
 
 PROTOCOL_PAGE="$top_srcdir/man/sudoku-protocol.5"
 
-# the programs this build has, by path
+# the programs this build has, by path (the installed scripts too)
 built_programs() {
 	local p
-	for p in "$top_builddir"/racer/sudoku-race "$top_builddir"/workers/sudoku-* "$top_builddir"/cuda/sudoku-gpu; do
+	for p in "$top_builddir"/racer/sudoku-race "$top_builddir"/workers/sudoku-* "$top_builddir"/cuda/sudoku-gpu \
+		"$top_builddir"/contrib/sudoku-race-many "$top_builddir"/contrib/sudoku-race-cactus; do
 		[ -x "$p" ] && [ -f "$p" ] && echo "$p"
 	done
 }
@@ -46,12 +47,13 @@ need_pages() {
 	page sudoku-protocol 5
 }
 
-@test "each page has NAME, SYNOPSIS, EXAMPLES, FILES, ENVIRONMENT, REPORTING BUGS and SEE ALSO" {
+@test "each page has NAME, SYNOPSIS, EXIT STATUS, ENVIRONMENT, FILES, EXAMPLES, REPORTING BUGS, SEE ALSO" {
 	need_pages
 	local p f s
 	for p in $(built_programs); do
 		f=$(page "$(basename "$p")" 1)
-		for s in NAME SYNOPSIS DESCRIPTION OPTIONS EXAMPLES FILES ENVIRONMENT "REPORTING BUGS" "SEE ALSO"; do
+		for s in NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" ENVIRONMENT FILES EXAMPLES \
+			"REPORTING BUGS" "SEE ALSO"; do
 			grep -q "^\.SH \"\{0,1\}$s\"\{0,1\}\$" "$f" || { echo "$f: no $s section" >&2; return 1; }
 		done
 		# a NAME line of its own, not help2man's placeholder
@@ -61,6 +63,70 @@ need_pages() {
 	done
 	for s in NAME SYNOPSIS DESCRIPTION EXAMPLES FILES ENVIRONMENT "SEE ALSO"; do
 		grep -q "^\.SH \"\{0,1\}$s\"\{0,1\}\$" "$PROTOCOL_PAGE" || { echo "protocol page: no $s" >&2; return 1; }
+	done
+}
+
+# section NAME FILE: the text of a page's section, plain
+section() {
+	plain "$2" | awk -v s="$1" '/^[A-Z]/ { on = ($0 == s); next } on'
+}
+
+@test "each page's EXIT STATUS gives every status its --help gives, and says what each means" {
+	need_pages
+	local p f text statuses n
+	for p in $(built_programs); do
+		f=$(page "$(basename "$p")" 1)
+		text=$(section "EXIT STATUS" "$f")
+		# the statuses of --help's "Exit status:" paragraph: 0, 1, 2, 128+N
+		statuses=$("$p" --help | sed -n '/^Exit status:/,/^$/p' | grep -oE '\<[0-9]+(\+N)?\>' |
+			grep -vE '^(1[3-9][0-9])$' | sort -u)
+		[ -n "$statuses" ] || { echo "$p: --help gives no exit status" >&2; return 1; }
+		for n in $statuses; do
+			# a tagged paragraph per status, with words after it
+			grep -qE "^ {7}$(sed 's/+/\\+/' <<<"$n") +[A-Z]" <<<"$text" ||
+				{ echo "$f: EXIT STATUS does not explain $n" >&2; return 1; }
+		done
+	done
+}
+
+# the environment variables the C sources under the folders given read
+variables_read() {
+	local d
+	for d in "$@"; do
+		[ -d "$top_srcdir/$d" ] || continue
+		grep -ohE '\<(secure_)?getenv\("[A-Z_][A-Z0-9_]*"\)' "$top_srcdir/$d"/*.c "$top_srcdir/$d"/*.cu 2>/dev/null |
+			sed 's/.*("\(.*\)")/\1/'
+	done | sort -u
+}
+
+@test "each page's ENVIRONMENT names every variable its program's code reads" {
+	need_pages
+	local p f v vars text missing=
+	for p in $(built_programs); do
+		f=$(page "$(basename "$p")" 1)
+		text=$(section ENVIRONMENT "$f")
+		[ -n "$text" ] || { echo "$f: an empty ENVIRONMENT" >&2; return 1; }
+		case $(basename "$p") in
+		sudoku-race) vars=$(variables_read racer protocol lib) ;;
+		# a script: the variables it reads with a default, ${NAME:-...}
+		sudoku-race-*) vars=$(grep -oE '\$\{[A-Z][A-Z0-9_]*:-' "$p" | tr -d '${:-' | sort -u) ;;
+		sudoku-gpu) vars=$( (variables_read workers protocol lib cuda; echo CUDA_VISIBLE_DEVICES) | sort -u) ;;
+		sudoku-*) vars=$(variables_read workers protocol lib) ;;
+		esac
+		for v in $vars; do
+			grep -qw -- "$v" <<<"$text" || missing="$missing $(basename "$p"):$v"
+		done
+		# a worker that reads none says so
+		if [[ $(basename "$p") != sudoku-race* && -z $(variables_read workers protocol lib) ]]; then
+			grep -q "reads no environment variable of its own" <<<"$text" ||
+				missing="$missing $(basename "$p"):(says-none)"
+		fi
+	done
+	assert_equal "$missing" ""
+	# the racer's, whatever the code: the cache's and the workers' search
+	text=$(section ENVIRONMENT "$(page sudoku-race 1)")
+	for v in SUDOKU_RACE_CACHE XDG_CACHE_HOME HOME PATH TERM; do
+		grep -qw -- "$v" <<<"$text" || { echo "sudoku-race(1): no $v" >&2; return 1; }
 	done
 }
 
