@@ -51,8 +51,8 @@ Options:
   -S HOSTFILE    the hosts, one a line, as GNU parallel's --sshloginfile
                  ("4/host1" runs 4 racers there, ":" is this machine);
                  default: this machine alone
-  -c URL         the shared cache, redis://HOST[:PORT][/DB], an address every
-                 host reaches (default: \$SUDOKU_RACE_CACHE)
+  -C, --cache URL  the shared cache, redis://HOST[:PORT][/DB], an address
+                 every host reaches (default: \$SUDOKU_RACE_CACHE)
   -n LINES       lines per block (default 1000)
   -w DIR         the run's folder: blocks, job log, each block's answers
                  (default PUZZLES.run)
@@ -79,19 +79,36 @@ usage_error() {
 	exit 2
 }
 
-# the GNU long options, before getopts (which knows short ones only)
-for a in "$@"; do
+# the GNU long options, before getopts (which knows short ones only):
+# --cache (as sudoku-race says it) becomes -C; -c, its old spelling here,
+# still works. The arguments go round once, rewritten.
+n=$#
+while [ "$n" -gt 0 ]; do
+	a=$1
+	shift
+	n=$((n - 1))
 	case $a in
-	--) break ;;
+	--)
+		set -- "$@" --
+		while [ "$n" -gt 0 ]; do set -- "$@" "$1"; shift; n=$((n - 1)); done
+		;;
 	--help) help; exit 0 ;;
 	--version) version; exit 0 ;;
+	--cache=*) set -- "$@" -C "${a#--cache=}" ;;
+	--cache)
+		[ "$n" -ge 1 ] || usage_error "--cache needs a value"
+		set -- "$@" -C "$1"
+		shift
+		n=$((n - 1))
+		;;
 	--?*) usage_error "unknown option $a" ;;
+	*) set -- "$@" "$a" ;;
 	esac
 done
-while getopts :S:c:n:w:x:rhV opt; do
+while getopts :S:C:c:n:w:x:rhV opt; do
 	case $opt in
 	S) hosts=$OPTARG ;;
-	c) url=$OPTARG ;;
+	C | c) url=$OPTARG ;;
 	n) lines=$OPTARG ;;
 	w) work=$OPTARG ;;
 	x) racer=$OPTARG ;;
@@ -110,8 +127,8 @@ shift
 case $lines in '' | *[!0-9]* | 0) echo "$prog: -n: '$lines' is not a number of lines" >&2; exit 2 ;; esac
 case $url in
 redis://*) ;;
-'') echo "$prog: no shared cache: give -c redis://HOST[:PORT][/DB] or set SUDOKU_RACE_CACHE" >&2; exit 2 ;;
-*) echo "$prog: -c: '$url' is not a redis:// URL" >&2; exit 2 ;;
+'') echo "$prog: no shared cache: give --cache=redis://HOST[:PORT][/DB] or set SUDOKU_RACE_CACHE" >&2; exit 2 ;;
+*) echo "$prog: --cache: '$url' is not a redis:// URL" >&2; exit 2 ;;
 esac
 [ -r "$input" ] || { echo "$prog: $input: cannot read it" >&2; exit 2; }
 command -v parallel >/dev/null || { echo "$prog: GNU parallel is needed (Debian: parallel)" >&2; exit 2; }

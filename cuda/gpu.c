@@ -54,7 +54,7 @@ static const struct worker_option gpu_options[] = {
 	 "pdlx: Dancing Links per thread, boxes 2x2 to 8x8;\n"
 	 "cp: sudoku-cp's search by a thread, boxes 2x2, 3x3;\n"
 	 "cpw: cp's search by a warp per tree, boxes 2x2 to 4x4;\n"
-	 "auto: cpw up to 16x16, pdlx --dlx-column=min beyond\n"
+	 "auto: cpw up to 16x16, pdlx --column=smallest beyond\n"
 	 "spbf, opbf and pdlx search in brute force's order: hours on some hard puzzles\n"},
 	{"expand", OPT_INT, &expand_size, 0, 1 << 22, NULL,
 	 "expand size s: search trees per puzzle from the CPU's breadth-first expansion; 0: the "
@@ -63,9 +63,9 @@ static const struct worker_option gpu_options[] = {
 	{"threads", OPT_INT, &threads_per_block, 0, 1024, NULL,
 	 "threads per block of SPBF, PDLX, CP and CPW; 0: 64 (SPBF takes fewer when the shared "
 	 "memory holds fewer boards; CPW whole warps of 32)"},
-	{"dlx-column", OPT_CHOICE, &dlx_column, 0, 0, "first|min",
-	 "PDLX's column to branch on: first (Algorithm 3, the brute force's order) or min (the "
-	 "smallest, Knuth's heuristic)"},
+	{"column", OPT_CHOICE, &dlx_column, 0, 0, "first|smallest",
+	 "PDLX's column to branch on: first (Algorithm 3, the brute force's order) or smallest "
+	 "(the one with the fewest rows, Knuth's heuristic)"},
 	{"split", OPT_INT, &split_passes, 0, 1 << 30, NULL,
 	 "CPW: a tree that has run N propagation passes in a launch hands its open work (its "
 	 "node, the digits left on its stack) to the next launch, where idle warps share it; 0: "
@@ -181,7 +181,7 @@ static int gpu_init(struct worker_init *wi, char *msg, size_t msgsz)
 		return -1;
 	}
 	if (dlx_column != ORDER_ROWS && method != GPU_PDLX) {
-		snprintf(msg, msgsz, "--dlx-column is for --method=pdlx");
+		snprintf(msg, msgsz, "--column is for --method=pdlx");
 		return -1;
 	}
 	if (split_passes != DEFAULT_SPLIT && method != GPU_CPW && method != METHOD_AUTO) {
@@ -512,6 +512,11 @@ static enum solve_status gpu_solve(const struct grid *puzzle, struct solve_resul
 	return status;
 }
 
+static const struct worker_option_alias gpu_aliases[] = {
+	{"column", "dlx-column", "min=smallest"}, /* sudoku-dlx's words */
+	{NULL, NULL, NULL},
+};
+
 const struct worker_algorithm worker_algorithm = {
 	.name = "gpu",
 	.summary = "CPU breadth-first expansion + CUDA search: SPBF, OPBF, PDLX, CP, CPW (--method)",
@@ -520,6 +525,7 @@ const struct worker_algorithm worker_algorithm = {
 	.min_box = 2,
 	.max_box = 8,
 	.options = gpu_options,
+	.aliases = gpu_aliases,
 	.init = gpu_init,
 	.solve = gpu_solve,
 	.solve_batch = gpu_solve_batch,

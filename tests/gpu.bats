@@ -63,13 +63,13 @@ solves() {
 	done
 }
 
-@test "usage errors: --threads with OPBF, --dlx-column without PDLX, --split without CPW, a bad method" {
+@test "usage errors: --threads with OPBF, --column without PDLX, --split without CPW, a bad method" {
 	run --separate-stderr $G --method=opbf --threads=32 "$DATA/4x4.txt"
 	assert_failure 2
 	[[ $stderr == *"--threads: OPBF's blocks are N×N threads"* ]]
 	run --separate-stderr $G --method=spbf --dlx-column=min "$DATA/4x4.txt"
 	assert_failure 2
-	[[ $stderr == *"--dlx-column is for --method=pdlx"* ]]
+	[[ $stderr == *"--column is for --method=pdlx"* ]]
 	run --separate-stderr $G --method=cuda "$DATA/4x4.txt"
 	assert_failure 2
 	[[ $stderr == *"'cuda' is not one of spbf|opbf|pdlx"* ]]

@@ -51,7 +51,7 @@ static const struct worker_option acs_options[] = {
 	 "initial pheromone tau0 (0: 1/c, c the number of cells)"},
 	{"greedy", OPT_CHOICE, &greedy_rule, 0, 0, "paper|textbook",
 	 "when eq. (3) chooses greedily: paper, q > q0 as printed; textbook ACS, q <= q0"},
-	{"iterations", OPT_INT, &max_iterations, 0, 2e9, NULL,
+	{"max-iterations", OPT_INT, &max_iterations, 0, 2e9, NULL,
 	 "give up after this many iterations (0: no limit)"},
 	{"restart", OPT_INT, &restart_after, 0, 2e9, NULL,
 	 "not in the paper: start afresh after this many iterations without more cells fixed "
@@ -310,6 +310,11 @@ done:
 	return status;
 }
 
+static const struct worker_option_alias acs_aliases[] = {
+	{"max-iterations", "iterations", NULL}, /* eda, hill and tabu's word */
+	{NULL, NULL, NULL},
+};
+
 const struct worker_algorithm worker_algorithm = {
 	.name = "acs",
 	.summary = "Ant Colony System with Best Value Evaporation over constraint propagation.",
@@ -318,5 +323,6 @@ const struct worker_algorithm worker_algorithm = {
 	.min_box = 2,
 	.max_box = 8,
 	.options = acs_options,
+	.aliases = acs_aliases,
 	.solve = acs_solve,
 };

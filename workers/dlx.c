@@ -39,7 +39,7 @@ enum column_choice {
 static int column_choice = CHOOSE_SMALLEST;
 
 static const struct worker_option dlx_options[] = {
-	{"column", OPT_CHOICE, &column_choice, 0, 0, "smallest|top-left",
+	{"column", OPT_CHOICE, &column_choice, 0, 0, "smallest|first",
 	 "the column to branch on: the one with the fewest rows (Knuth's S heuristic), "
 	 "or the first one left (the paper's Algorithm 3)"},
 	{NULL, OPT_FLAG, NULL, 0, 0, NULL, NULL},
@@ -315,6 +315,11 @@ static enum solve_status dlx_solve(const struct grid *puzzle, struct solve_resul
 	return status;
 }
 
+static const struct worker_option_alias dlx_aliases[] = {
+	{"column", "dlx-column", "top-left=first"}, /* sudoku-gpu's words */
+	{NULL, NULL, NULL},
+};
+
 const struct worker_algorithm worker_algorithm = {
 	.name = "dlx",
 	.summary = "Algorithm X on Dancing Links (exact cover, 4N^2 columns): a complete solver and counter.",
@@ -323,5 +328,6 @@ const struct worker_algorithm worker_algorithm = {
 	.min_box = 2,
 	.max_box = 8,
 	.options = dlx_options,
+	.aliases = dlx_aliases,
 	.solve = dlx_solve,
 };

@@ -139,23 +139,42 @@ static double parse_number(const char *name, const char *s, double min, double m
 	return v;
 }
 
-static void set_algo_option(const struct worker_option *o, const char *arg, bool negate)
+/* name: the option as it was given (an old spelling names itself in a
+ * usage error). */
+static void set_algo_option(const struct worker_option *o, const char *name, const char *arg, bool negate)
 {
 	switch (o->type) {
 	case OPT_FLAG:
 		*(bool *)o->value = !negate;
 		break;
 	case OPT_INT: {
-		double v = parse_number(o->name, arg, o->min, o->max);
+		double v = parse_number(name, arg, o->min, o->max);
 		if (v != floor(v))
-			usage_error("--%s: '%s' is not a whole number", o->name, arg);
+			usage_error("--%s: '%s' is not a whole number", name, arg);
 		*(int *)o->value = (int)v;
 		break;
 	}
 	case OPT_DOUBLE:
-		*(double *)o->value = parse_number(o->name, arg, o->min, o->max);
+		*(double *)o->value = parse_number(name, arg, o->min, o->max);
 		break;
 	case OPT_CHOICE: {
+		/* an old spelling of a choice reads as the new one */
+		const char *old_values = NULL;
+		for (const struct worker_option_alias *al = ALGO.aliases; al && al->option; al++)
+			if (strcmp(al->option, o->name) == 0)
+				old_values = al->old_values;
+		for (const char *a = old_values; a && *a;) {
+			const char *eq = strchr(a, '='), *end = strchr(a, ',');
+			if (!end)
+				end = a + strlen(a);
+			if (eq && eq < end && (size_t)(eq - a) == strlen(arg) && strncmp(a, arg, (size_t)(eq - a)) == 0) {
+				static char now[64];
+				snprintf(now, sizeof now, "%.*s", (int)(end - eq - 1), eq + 1);
+				arg = now;
+				break;
+			}
+			a = *end ? end + 1 : end;
+		}
 		const char *p = o->choices;
 		size_t n = strlen(arg);
 		for (int i = 0; p; i++) {
@@ -167,7 +186,7 @@ static void set_algo_option(const struct worker_option *o, const char *arg, bool
 			}
 			p = bar ? bar + 1 : NULL;
 		}
-		usage_error("--%s: '%s' is not one of %s", o->name, arg, o->choices);
+		usage_error("--%s: '%s' is not one of %s", name, arg, o->choices);
 	}
 	}
 }
@@ -197,7 +216,7 @@ int parse_options(int argc, char **argv)
 	 * memory still reachable at exit is not reported as a leak */
 	static struct option *longopts;
 	static char (*negated)[64];
-	longopts = xcalloc(ncommon + 2 * nalgo + 1, sizeof *longopts);
+	longopts = xcalloc(ncommon + 3 * nalgo + 1, sizeof *longopts);
 	negated = xcalloc(nalgo + 1, sizeof *negated);
 	memcpy(longopts, common, sizeof common);
 	size_t k = ncommon;
@@ -205,6 +224,11 @@ int parse_options(int argc, char **argv)
 		const struct worker_option *o = &ALGO.options[i];
 		longopts[k++] = (struct option){o->name, o->type == OPT_FLAG ? no_argument : required_argument,
 						NULL, OPT_ALGO_BASE + 2 * (int)i};
+		for (const struct worker_option_alias *a = ALGO.aliases; a && a->option; a++)
+			if (strcmp(a->option, o->name) == 0 && a->alias)
+				longopts[k++] = (struct option){a->alias,
+								o->type == OPT_FLAG ? no_argument : required_argument,
+								NULL, OPT_ALGO_BASE + 2 * (int)i};
 		if (o->type == OPT_FLAG) {
 			snprintf(negated[i], sizeof negated[i], "no-%s", o->name);
 			longopts[k++] = (struct option){negated[i], no_argument, NULL,
@@ -215,7 +239,8 @@ int parse_options(int argc, char **argv)
 	int c;
 	opt.seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	opt.batch = ALGO.batch_max > 0 ? ALGO.batch_max : 1;
-	while ((c = getopt_long(argc, argv, "c::t:s:phV", longopts, NULL)) != -1) {
+	int at = -1;
+	while ((c = getopt_long(argc, argv, "c::t:s:phV", longopts, &at)) != -1) {
 		switch (c) {
 		case 'c':
 			count_set = true;
@@ -260,8 +285,10 @@ int parse_options(int argc, char **argv)
 		case '?':
 			usage_try_help();
 		default: {
+			/* at: the long option matched (its spelling for messages) */
 			int i = (c - OPT_ALGO_BASE) / 2;
-			set_algo_option(&ALGO.options[i], optarg, (c - OPT_ALGO_BASE) % 2);
+			const char *given = at >= 0 ? longopts[at].name : ALGO.options[i].name;
+			set_algo_option(&ALGO.options[i], given, optarg, (c - OPT_ALGO_BASE) % 2);
 		}
 		}
 	}

@@ -52,6 +52,13 @@ struct worker_option {
 	const char *help; /* one line for --help */
 };
 
+/* An option's old spelling, still read, not shown in --help: the option
+ * under another name, and (OPT_CHOICE) old spellings of its choices,
+ * "old=new,...". A NULL option ends a table. */
+struct worker_option_alias {
+	const char *option, *alias, *old_values;
+};
+
 /* What init() may say about this process before any puzzle. */
 struct worker_init {
 	const char *device;  /* "cpu" (default), "gpu", or "none" */
@@ -69,6 +76,7 @@ struct worker_algorithm {
 	enum worker_kind kind;
 	int min_box, max_box;
 	const struct worker_option *options; /* may be NULL */
+	const struct worker_option_alias *aliases; /* may be NULL */
 	/* Optional: called once after the options are read. Returns 0, or -1
 	 * with a message in msg (a usage error: bad option combination). */
 	int (*init)(struct worker_init *wi, char *msg, size_t msgsz);
