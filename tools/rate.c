@@ -1,8 +1,9 @@
 /* sudoku-rate: the program around rater.c. Reads puzzles as the workers
- * do (any notation, files or standard input), proves each has one
- * solution (sudoku-cp's search, in process), rates it, and writes one line
- * per puzzle, in order: the level and the hardest technique, or a line
- * starting with '#' that says why there is no rating; --json an object a
+ * do (any notation, files or standard input), rates each, and writes one
+ * line per puzzle, in order: the level and the hardest technique, or a
+ * line starting with '#' that says why there is no rating (no solution,
+ * several: the rater's search follows every branch, and where it stops at
+ * its bound sudoku-cp's search, in process, counts); --json an object a
  * line instead. */
 #include "config.h"
 
@@ -23,8 +24,9 @@ static const char *program = "sudoku-rate";
 
 static struct {
 	bool json;
+	bool guesses_set;
 	uint64_t max_guesses;
-} opt = {.max_guesses = 100000};
+} opt = {.max_guesses = 10000};
 
 static const char *input_name; /* NULL: standard input */
 static int exit_status;
@@ -38,7 +40,8 @@ static void usage(FILE *to)
 		"solvers read, and writes one line per puzzle, in order: its level on the scale\n"
 		"below, and the hardest technique used, e.g. 'intermediate 3/6: hidden pair';\n"
 		"or a line starting with '#' that says why there is none (# invalid: ...,\n"
-		"# unsat: ..., # multiple solutions: ...). Grids of box size 2 to 8.\n"
+		"# unsat: ..., # multiple solutions: ..., # timeout: ...). Grids of box size\n"
+		"2 to 8.\n"
 		"\n"
 		"The scale (the techniques are tried easiest first, after every step again):\n"
 		"  1 simple        naked singles only\n"
@@ -57,13 +60,15 @@ static void usage(FILE *to)
 		"      --json             a JSON object per puzzle instead (keys: line, file,\n"
 		"                         puzzle, status, reason, level, rank, hardest,\n"
 		"                         hardest_logic, guesses, depth, givens, uses)\n"
-		"      --max-guesses=N    stop guessing after N guesses: extreme, 'at least N'\n"
-		"                         (default 100000; 0: no bound)\n"
+		"      --max-guesses=N    stop guessing after N guesses: extreme, 'over N'\n"
+		"                         when the puzzle is known to have one solution, else\n"
+		"                         '# timeout' (default 10000 for 9x9, fewer for larger\n"
+		"                         grids, 10000 x 81 / cells; 0: no bound)\n"
 		"  -h, --help             show this help and exit\n"
 		"  -V, --version          show the version and exit\n"
 		"\n"
 		"Exit status: 0 when every puzzle was rated, 1 when any was not (invalid, no\n"
-		"solution, several), 2 for usage or system errors.\n",
+		"solution, several, undecided), 2 for usage or system errors.\n",
 		program);
 }
 
@@ -151,7 +156,7 @@ static void rated(long line, const struct grid *puzzle, const struct notation *n
 		snprintf(hardest, sizeof hardest, "%s", rate_technique_name(r->hardest));
 	} else {
 		char before[64] = "";
-		if (r->uses[TECH_HIDDEN_SINGLE] || r->hardest_logic != TECH_NAKED_SINGLE)
+		if (r->hardest_logic != TECH_COUNT)
 			snprintf(before, sizeof before, "; before them: %s", rate_technique_name(r->hardest_logic));
 		char depth[32] = "";
 		if (r->depth > 1)
@@ -189,19 +194,32 @@ static void rate_one(const struct stream_item *item)
 		unrated(item->line, g, &item->notation, "unsat", why);
 		return;
 	}
-	/* the rating assumes one solution: the solver proves it first */
-	int n = solver_count(g, 2, 0, NULL);
-	if (n != 1) {
-		snprintf(why, sizeof why, "line %ld: %s", item->line,
-			 n == 0 ? "no solution" : n > 1 ? "not rated: a puzzle has one solution" : "out of memory");
-		unrated(item->line, g, &item->notation, n == 0 ? "unsat" : n > 1 ? "multiple solutions" : "error",
-			why);
+	/* one solution? sudoku-cp's search (in process) answers most puzzles
+	 * within a bound; the rater's own search, which follows every branch,
+	 * answers the rest, unless it stops at its own bound */
+	int n = solver_count(g, 2, 20000, NULL);
+	if (n == 0 || n == 2) {
+		snprintf(why, sizeof why, "line %ld: %s", item->line, n == 0 ? "no solution" : "not rated");
+		unrated(item->line, g, &item->notation, n == 0 ? "unsat" : "multiple solutions", why);
 		return;
 	}
-	struct rate_options ro = {.max_level = LEVEL_EXTREME, .max_guesses = opt.max_guesses};
-	if (rate_puzzle(g, &ro, &rating) != 0) {
-		snprintf(why, sizeof why, "line %ld: %s", item->line, "the rater failed (out of memory)");
-		unrated(item->line, g, &item->notation, "error", why);
+	uint64_t bound = opt.max_guesses;
+	if (!opt.guesses_set && g->cells > 81)
+		bound = bound * 81 / (uint64_t)g->cells; /* a guess costs about the cells */
+	struct rate_options ro = {.max_level = LEVEL_EXTREME, .max_guesses = bound};
+	int rc = rate_puzzle(g, &ro, &rating);
+	if (rc == 0 && rating.bounded && n != 1) {
+		snprintf(why, sizeof why, "line %ld: not rated: no proof of one solution within %llu guesses (--max-guesses)",
+			 item->line, (unsigned long long)bound);
+		unrated(item->line, g, &item->notation, "timeout", why);
+		return;
+	}
+	if (rc != 0) {
+		n = rc == -2 ? -1 : rating.solutions;
+		snprintf(why, sizeof why, "line %ld: %s", item->line,
+			 n == 0 ? "no solution" : n > 1 ? "not rated" : "out of memory");
+		unrated(item->line, g, &item->notation, n == 0 ? "unsat" : n > 1 ? "multiple solutions" : "error",
+			why);
 		return;
 	}
 	rated(item->line, g, &item->notation, &rating);
@@ -281,6 +299,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			opt.max_guesses = v;
+			opt.guesses_set = true;
 			break;
 		}
 		case 'h':

@@ -731,7 +731,7 @@ int rate_puzzle(const struct grid *puzzle, const struct rate_options *opt, struc
 {
 	memset(out, 0, offsetof(struct rating, solution));
 	grid_init(&out->solution, puzzle->box);
-	out->hardest = out->hardest_logic = TECH_NAKED_SINGLE;
+	out->hardest = out->hardest_logic = TECH_COUNT;
 	build_units(puzzle->box);
 	struct search se = {.opt = opt, .box = puzzle->box, .solution = &out->solution};
 	if (!boards_upto(&se, 0)) {
@@ -747,8 +747,9 @@ int rate_puzzle(const struct grid *puzzle, const struct rate_options *opt, struc
 		for (int i = 0; i < root->cells; i++)
 			out->solution.cell[i] = root->value[i];
 		out->solutions = 1;
-		out->hardest = out->hardest_logic = hardest < 0 ? TECH_NAKED_SINGLE : (enum technique)hardest;
-		out->level = technique_levels[out->hardest];
+		/* a full grid needs nothing: simple */
+		out->hardest = out->hardest_logic = hardest < 0 ? TECH_COUNT : (enum technique)hardest;
+		out->level = hardest < 0 ? LEVEL_SIMPLE : technique_levels[out->hardest];
 		rc = 0;
 		break;
 	case CONTRADICTION:

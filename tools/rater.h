@@ -56,8 +56,10 @@ struct rating {
 				 * not solved within max_level, or no or several
 				 * solutions */
 	enum technique hardest; /* the hardest technique used (TECH_GUESS for
-				 * levels 5 and 6) */
-	enum technique hardest_logic; /* the hardest before the first guess */
+				 * levels 5 and 6; TECH_COUNT: none, a full
+				 * grid) */
+	enum technique hardest_logic; /* the hardest before the first guess
+				       * (TECH_COUNT: none) */
 	long uses[TECH_COUNT];  /* each technique's successful uses before the
 				 * first guess; uses[TECH_GUESS]: the guesses */
 	int depth;              /* guesses within guesses: 0 when the
