@@ -11,7 +11,8 @@ PROTOCOL_PAGE="$top_srcdir/man/sudoku-protocol.5"
 # the programs this build has, by path
 built_programs() {
 	local p
-	for p in "$top_builddir"/racer/sudoku-race "$top_builddir"/workers/sudoku-* "$top_builddir"/cuda/sudoku-gpu; do
+	for p in "$top_builddir"/racer/sudoku-race "$top_builddir"/workers/sudoku-* "$top_builddir"/tools/sudoku-* \
+		"$top_builddir"/cuda/sudoku-gpu; do
 		[ -x "$p" ] && [ -f "$p" ] && echo "$p"
 	done
 }

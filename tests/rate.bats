@@ -150,7 +150,7 @@ dots() {
 	run "$RATE" --help
 	assert_success
 	assert_line --partial "--json"
-	assert_line --regexp '^  6 extreme '
+	assert_line --regexp '^  6 extreme: '
 	run "$RATE" --version
 	assert_success
 	assert_line --index 0 --regexp '^sudoku-rate \(sudoku-race\) [0-9]'

@@ -1,4 +1,5 @@
-# bash completion for sudoku-race and its workers (sudoku-cp, sudoku-dlx, ...).
+# bash completion for sudoku-race, its workers (sudoku-cp, sudoku-dlx, ...),
+# sudoku-generate and sudoku-rate.
 # Options come from the program's own --help, so they never go stale.
 # Install: make install puts it in $(datadir)/bash-completion/completions.
 
@@ -20,6 +21,9 @@ _sudoku_race_complete()
 	--cache) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	--schedule) COMPREPLY=($(compgen -W "staged all" -- "$cur")); return ;;
 	--presolver) COMPREPLY=($(compgen -W "cp sat dlx" -- "$cur")); return ;;
+	-y | --symmetry) COMPREPLY=($(compgen -W "none rotate180 rotate90 mirror flip diagonal random" -- "$cur")); return ;;
+	-d | --difficulty) COMPREPLY=($(compgen -W "any simple easy intermediate hard expert extreme" -- "$cur")); return ;;
+	-b | --box) COMPREPLY=($(compgen -W "2 3 4 5 6 7 8" -- "$cur")); return ;;
 	-w | --workers)
 		COMPREPLY=($(compgen -W "cp dlx bf acs eda hill tabu gpu sat" -- "${cur##*,}"))
 		[[ $cur == *,* ]] && COMPREPLY=("${COMPREPLY[@]/#/${cur%,*},}")
@@ -38,4 +42,4 @@ _sudoku_race_complete()
 
 complete -o filenames -F _sudoku_race_complete \
 	sudoku-race sudoku-cp sudoku-dlx sudoku-bf sudoku-acs sudoku-eda sudoku-hill sudoku-tabu sudoku-gpu \
-	sudoku-sat
+	sudoku-sat sudoku-generate sudoku-rate
