@@ -79,6 +79,7 @@ int rate_technique_level(enum technique t)
 /* The cells of each unit, for the box size in use (built on first use). */
 static int geo_box;
 static uint16_t unit_cells[3 * GRID_MAX_SIDE][GRID_MAX_SIDE];
+static uint8_t cell_row[GRID_MAX_CELLS], cell_col[GRID_MAX_CELLS], cell_box[GRID_MAX_CELLS];
 
 static void build_units(int box)
 {
@@ -91,6 +92,9 @@ static void build_units(int box)
 			unit_cells[side + i][k] = (uint16_t)(k * side + i);
 			int row = (i / box) * box + k / box, col = (i % box) * box + k % box;
 			unit_cells[2 * side + i][k] = (uint16_t)(row * side + col);
+			cell_row[row * side + col] = (uint8_t)row;
+			cell_col[row * side + col] = (uint8_t)col;
+			cell_box[row * side + col] = (uint8_t)i;
 		}
 	geo_box = box;
 }
@@ -145,17 +149,20 @@ static inline uint64_t bit_of(int v)
 
 static inline int row_of(const struct state *s, int c)
 {
-	return c / s->side;
+	(void)s;
+	return cell_row[c];
 }
 
 static inline int col_of(const struct state *s, int c)
 {
-	return c % s->side;
+	(void)s;
+	return cell_col[c];
 }
 
 static inline int box_of(const struct state *s, int c)
 {
-	return (row_of(s, c) / s->box) * s->box + col_of(s, c) / s->box;
+	(void)s;
+	return cell_box[c];
 }
 
 static bool sees(const struct state *s, int a, int b)
@@ -286,55 +293,73 @@ static bool clear_outside(struct state *s, int u, int keep, int v)
 	return any;
 }
 
-/* A box whose candidates for a value lie on one line: the value leaves
- * the rest of the line. */
+/* Where each value can still go, for locked candidates: for each line
+ * (rows 0..N-1, columns N..2N-1) and value, the boxes; for each box and
+ * value, the rows (at b) and the columns (at N + b). */
+static struct {
+	uint64_t line_boxes[2 * GRID_MAX_SIDE][GRID_MAX_SIDE];
+	uint64_t box_lines[2 * GRID_MAX_SIDE][GRID_MAX_SIDE];
+} where;
+
+static void find_places(const struct state *s)
+{
+	for (int u = 0; u < 2 * s->side; u++) {
+		memset(where.line_boxes[u], 0, sizeof where.line_boxes[u][0] * (size_t)s->side);
+		memset(where.box_lines[u], 0, sizeof where.box_lines[u][0] * (size_t)s->side);
+	}
+	for (int c = 0; c < s->cells; c++) {
+		if (s->value[c])
+			continue;
+		int r = row_of(s, c), col = col_of(s, c), b = box_of(s, c);
+		for (uint64_t m = s->cand[c]; m; m &= m - 1) {
+			int v = __builtin_ctzll(m);
+			where.line_boxes[r][v] |= 1ULL << b;
+			where.line_boxes[s->side + col][v] |= 1ULL << b;
+			where.box_lines[b][v] |= 1ULL << r;
+			where.box_lines[s->side + b][v] |= 1ULL << col;
+		}
+	}
+}
+
+/* A box whose candidates for a value lie on one line, which has others
+ * outside the box: the value leaves the rest of the line. */
 static long pointing(struct state *s)
 {
-	uint64_t rows[GRID_MAX_SIDE], cols[GRID_MAX_SIDE];
+	find_places(s);
 	for (int b = 0; b < s->side; b++) {
 		int u = 2 * s->side + b;
-		memset(rows, 0, sizeof rows);
-		memset(cols, 0, sizeof cols);
-		for (int i = 0; i < s->side; i++) {
-			int p = unit_cells[u][i];
-			if (s->value[p])
-				continue;
-			for (uint64_t m = s->cand[p]; m; m &= m - 1) {
-				int v = __builtin_ctzll(m);
-				rows[v] |= 1ULL << row_of(s, p);
-				cols[v] |= 1ULL << col_of(s, p);
-			}
-		}
 		for (int v = 0; v < s->side; v++) {
-			if (popcount(rows[v]) == 1 &&
-			    clear_outside(s, __builtin_ctzll(rows[v]), u, v + 1))
+			uint64_t rows = where.box_lines[b][v], cols = where.box_lines[s->side + b][v];
+			if (popcount(rows) == 1 &&
+			    (where.line_boxes[__builtin_ctzll(rows)][v] & ~(1ULL << b)) &&
+			    clear_outside(s, __builtin_ctzll(rows), u, v + 1))
 				return 1;
-			if (popcount(cols[v]) == 1 &&
-			    clear_outside(s, s->side + __builtin_ctzll(cols[v]), u, v + 1))
+			if (popcount(cols) == 1 &&
+			    (where.line_boxes[s->side + __builtin_ctzll(cols)][v] & ~(1ULL << b)) &&
+			    clear_outside(s, s->side + __builtin_ctzll(cols), u, v + 1))
 				return 1;
 		}
 	}
 	return 0;
 }
 
-/* A line whose candidates for a value lie in one box: the value leaves the
- * rest of the box. */
+/* A line whose candidates for a value lie in one box, which has others
+ * off the line: the value leaves the rest of the box. */
 static long claiming(struct state *s)
 {
-	uint64_t boxes[GRID_MAX_SIDE];
+	find_places(s);
 	for (int u = 0; u < 2 * s->side; u++) {
-		memset(boxes, 0, sizeof boxes);
-		for (int i = 0; i < s->side; i++) {
-			int p = unit_cells[u][i];
-			if (s->value[p])
+		bool row = u < s->side;
+		int line = row ? u : u - s->side;
+		for (int v = 0; v < s->side; v++) {
+			uint64_t boxes = where.line_boxes[u][v];
+			if (popcount(boxes) != 1)
 				continue;
-			for (uint64_t m = s->cand[p]; m; m &= m - 1)
-				boxes[__builtin_ctzll(m)] |= 1ULL << box_of(s, p);
-		}
-		for (int v = 0; v < s->side; v++)
-			if (popcount(boxes[v]) == 1 &&
-			    clear_outside(s, 2 * s->side + __builtin_ctzll(boxes[v]), u, v + 1))
+			int b = __builtin_ctzll(boxes);
+			uint64_t lines = where.box_lines[row ? b : s->side + b][v];
+			if ((lines & ~(1ULL << line)) && clear_outside(s, 2 * s->side + b, u, v + 1))
 				return 1;
+		}
 	}
 	return 0;
 }
@@ -486,23 +511,36 @@ static bool fish_act(struct state *s, const struct subset *sub, uint64_t covers,
  * those columns (and the same with rows and columns swapped). */
 static long fish(struct state *s, int k)
 {
+	/* [v][line]: the places of value v in row line (by column), and at
+	 * [v][N + line] in column line (by row); placed: the values each line
+	 * has */
+	static uint64_t places[GRID_MAX_SIDE][2 * GRID_MAX_SIDE];
+	uint64_t placed[2 * GRID_MAX_SIDE] = {0};
+	for (int v = 0; v < s->side; v++)
+		memset(places[v], 0, sizeof places[v][0] * 2 * (size_t)s->side);
+	for (int c = 0; c < s->cells; c++) {
+		int r = row_of(s, c), col = col_of(s, c);
+		if (s->value[c]) {
+			placed[r] |= s->cand[c];
+			placed[s->side + col] |= s->cand[c];
+			continue;
+		}
+		for (uint64_t m = s->cand[c]; m; m &= m - 1) {
+			int v = __builtin_ctzll(m);
+			places[v][r] |= 1ULL << col;
+			places[v][s->side + col] |= 1ULL << r;
+		}
+	}
 	uint64_t mask[GRID_MAX_SIDE];
 	int member[GRID_MAX_SIDE];
 	for (int v = 1; v <= s->side; v++) {
 		for (int by_rows = 1; by_rows >= 0; by_rows--) {
 			struct subset sub = {.mask = mask, .member = member, .k = k};
 			for (int line = 0; line < s->side; line++) {
-				uint64_t m = 0;
-				bool placed = false;
-				for (int i = 0; i < s->side; i++) {
-					int p = by_rows ? line * s->side + i : i * s->side + line;
-					if (s->value[p] == v)
-						placed = true;
-					else if (!s->value[p] && (s->cand[p] & bit_of(v)))
-						m |= 1ULL << i;
-				}
+				int at = by_rows ? line : s->side + line;
+				uint64_t m = places[v - 1][at];
 				int n = popcount(m);
-				if (!placed && n >= 2 && n <= k) {
+				if (!(placed[at] & bit_of(v)) && n >= 2 && n <= k) {
 					mask[sub.n] = m;
 					member[sub.n++] = line;
 				}
