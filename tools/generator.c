@@ -136,7 +136,9 @@ int generator_make(const struct generator_request *rq, struct rng *r, struct gri
 		dig(rq, sym, cap, first, last, r, &full, puzzle);
 		if (rq->level == LEVEL_NONE)
 			return 0;
-		struct rate_options ro = {.max_level = LEVEL_EXTREME, .max_guesses = 100000};
+		struct rate_options ro = {
+			.max_level = LEVEL_EXTREME, .max_guesses = rate_default_guesses(puzzle->cells),
+		};
 		if (rate_puzzle(puzzle, &ro, &res->rating) == -2)
 			return -1;
 		if (res->rating.level == rq->level)

@@ -26,7 +26,7 @@ static struct {
 	bool json;
 	bool guesses_set;
 	uint64_t max_guesses;
-} opt = {.max_guesses = 10000};
+} opt;
 
 static const char *input_name; /* NULL: standard input */
 static int exit_status;
@@ -203,13 +203,12 @@ static void rate_one(const struct stream_item *item)
 		unrated(item->line, g, &item->notation, n == 0 ? "unsat" : "multiple solutions", why);
 		return;
 	}
-	uint64_t bound = opt.max_guesses;
-	if (!opt.guesses_set && g->cells > 81)
-		bound = bound * 81 / (uint64_t)g->cells; /* a guess costs about the cells */
+	uint64_t bound = opt.guesses_set ? opt.max_guesses : rate_default_guesses(g->cells);
 	struct rate_options ro = {.max_level = LEVEL_EXTREME, .max_guesses = bound};
 	int rc = rate_puzzle(g, &ro, &rating);
 	if (rc == 0 && rating.bounded && n != 1) {
-		snprintf(why, sizeof why, "line %ld: not rated: no proof of one solution within %llu guesses (--max-guesses)",
+		snprintf(why, sizeof why,
+			 "line %ld: not rated: no proof of one solution within %llu guesses (--max-guesses)",
 			 item->line, (unsigned long long)bound);
 		unrated(item->line, g, &item->notation, "timeout", why);
 		return;

@@ -731,6 +731,8 @@ static void guess(struct search *se, int at, int level)
 		return;
 	}
 	const int c = choose_cell(&se->pool[at], &se->pool[2 * level + 1]);
+	if (c < 0)
+		return; /* not stuck after all: no cell to guess in */
 	const uint64_t values = se->pool[at].cand[c];
 	for (uint64_t m = values; m; m &= m - 1) {
 		if (se->opt->max_guesses && se->guesses >= se->opt->max_guesses) {

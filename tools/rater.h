@@ -72,6 +72,14 @@ struct rating {
 	struct grid solution;   /* when solutions >= 1 */
 };
 
+/* The bound of guesses sudoku-rate and sudoku-generate use by default:
+ * 10000 on 9x9, fewer on larger grids, whose guesses cost about their
+ * cells more. */
+static inline uint64_t rate_default_guesses(int cells)
+{
+	return cells > 81 ? 10000ULL * 81 / (uint64_t)cells : 10000;
+}
+
 /* Rates puzzle (box 2..8, givens that may clash). Returns 0 when rated
  * (out->level set), -1 when not (no solution, several, or not within
  * max_level: see out->solutions), -2 when out of memory. */
