@@ -234,12 +234,12 @@ tamper() {
 
 # --- a damaged store (issue 15) ---
 
-GENERATE="$top_builddir/contrib/bench/sudoku-generate"
+GENERATE="$top_builddir/tools/sudoku-generate"
 
 # A store of 300 solved 9x9 puzzles (a file of some hundred pages), in $C;
 # the puzzles in $T/p, their answers in $T/s.
 make_store() {
-	"$GENERATE" --box=3 --keep=0.45 --count=300 --seed=5 | grep -v '^#' >"$T/p"
+	"$GENERATE" --box=3 --keep=0.45 --number=300 --seed=5 | grep -v '^#' >"$T/p"
 	sudoku-race --workers cp "$T/p" >"$T/s"
 	[ "$(wc -l <"$T/s")" -eq 300 ]
 	[ "$(stat -c %s "$C/data.mdb")" -gt 100000 ]
@@ -329,7 +329,7 @@ garble() {
 # --- a bounded size (issue 15) ---
 
 @test "--cache-size: the file stays within it, the least recently used entries go, the answers stay right" {
-	"$GENERATE" --box=3 --keep=0.45 --count=440 --seed=9 | grep -v '^#' >"$T/p"
+	"$GENERATE" --box=3 --keep=0.45 --number=440 --seed=9 | grep -v '^#' >"$T/p"
 	sudoku-cp "$T/p" >"$T/s"
 	paste -d ' ' "$T/p" "$T/s" >"$T/lines"
 	head -n 40 "$T/lines" >"$T/a"

@@ -11,8 +11,8 @@ PROTOCOL_PAGE="$top_srcdir/man/sudoku-protocol.5"
 # the programs this build has, by path (the installed scripts too)
 built_programs() {
 	local p
-	for p in "$top_builddir"/racer/sudoku-race "$top_builddir"/workers/sudoku-* "$top_builddir"/cuda/sudoku-gpu \
-		"$top_builddir"/contrib/sudoku-race-many "$top_builddir"/contrib/sudoku-race-cactus; do
+	for p in "$top_builddir"/racer/sudoku-race "$top_builddir"/workers/sudoku-* "$top_builddir"/tools/sudoku-* \
+		"$top_builddir"/cuda/sudoku-gpu "$top_builddir"/contrib/sudoku-race-many "$top_builddir"/contrib/sudoku-race-cactus; do
 		[ -x "$p" ] && [ -f "$p" ] && echo "$p"
 	done
 }

@@ -253,4 +253,4 @@ _sudoku_race_complete()
 
 complete -F _sudoku_race_complete \
 	sudoku-race sudoku-cp sudoku-dlx sudoku-bf sudoku-acs sudoku-eda sudoku-hill sudoku-tabu sudoku-gpu \
-	sudoku-sat sudoku-race-many sudoku-race-cactus
+	sudoku-sat sudoku-generate sudoku-rate sudoku-race-many sudoku-race-cactus

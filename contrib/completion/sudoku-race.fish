@@ -174,6 +174,6 @@ end
 # fish loads this file as NAME.fish for the command NAME: NAME's completions
 set -l __sudoku_race_cmd (basename (status filename) .fish)
 if contains -- $__sudoku_race_cmd sudoku-race sudoku-cp sudoku-dlx sudoku-bf sudoku-acs sudoku-eda sudoku-hill \
-        sudoku-tabu sudoku-gpu sudoku-sat sudoku-race-many sudoku-race-cactus
+        sudoku-tabu sudoku-gpu sudoku-sat sudoku-generate sudoku-rate sudoku-race-many sudoku-race-cactus
     __sudoku_race_register $__sudoku_race_cmd
 end
