@@ -25,12 +25,16 @@
  * miss (the puzzle is raced, and proved here), and a solution's uniqueness
  * and provers are dropped from it; with --count no entry answers (the
  * count is found here). A key of another type than a string costs that
- * key: deleted, the puzzle raced.
+ * key: deleted, the puzzle raced. A password (the URL's, else
+ * REDISCLI_AUTH) is sent with AUTH before anything else.
  *
- * A server that cannot be reached, that answers an error, or that is
- * silent for 2 s while asked is reported once and dropped: the puzzles
- * waiting for it are raced, the run goes on without a cache, and no answer
- * waits on Redis. */
+ * A server that cannot be reached, that refuses the password or asks for
+ * one, that answers an error, or that is silent for 2 s while asked is
+ * reported once, with the reason, and dropped: the puzzles waiting for it
+ * are raced, the run goes on without a cache, and no answer waits on
+ * Redis. With --cache-required (or ?required=1) the racer waits at the
+ * start until the server has answered, and one that does not is an error
+ * (exit 2) before the first puzzle. */
 #include "config.h"
 
 #include <limits.h>
@@ -59,9 +63,9 @@
 
 /* Without hiredis a redis:// URL is refused as the options are read
  * (redis_url_parse): none of these is reached. */
-int redis_open(const char *url, char *err, size_t errsz)
+int redis_open(const char *url, bool required, char *err, size_t errsz)
 {
-	(void)url;
+	(void)url, (void)required;
 	snprintf(err, errsz, "built without Redis support");
 	return -1;
 }
@@ -128,7 +132,10 @@ static const char release_script[] =
 
 static redisAsyncContext *ctx;
 static bool up, failed;
-static char where[300];     /* the URL, for messages */
+static bool connected;      /* the connection was made */
+static bool starting;       /* --cache-required: redis_open waits for the first answers */
+static bool ready;          /* the first write was answered */
+static char where[600];     /* the URL, for messages (its password as ***) */
 static char owner[128];     /* this racer: host:pid:random */
 static char alive_key[200];
 static long outstanding;    /* commands sent, not answered */
@@ -137,7 +144,7 @@ static struct event *watch_timer, *renew_timer;
 static struct {
 	long claimed, taken_over, waited;
 } rs;
-static char fail_why[256];
+static char fail_why[768];
 
 /* A look-up in flight; privdata of its commands. */
 struct lookup {
@@ -159,8 +166,8 @@ struct waiter {
 };
 static struct waiter *waiters;
 
-/* privdata of writes, to count them */
-static char write_tag;
+/* privdata of writes, to count them; of AUTH; of the first write */
+static char write_tag, auth_tag, ready_tag;
 /* In a call of the race's (redis_lookup, redis_put, redis_race_ended): a
  * failure found there answers the look-ups in flight from the loop's next
  * turn, never inside the call. */
@@ -244,7 +251,9 @@ static void fail(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(fail_why, sizeof fail_why, fmt, ap);
 	va_end(ap);
-	warn("cache: %s: %s; going on without the cache", where, fail_why);
+	/* --cache-required at the start: redis_open says it, as an error */
+	if (!starting)
+		warn("cache: %s: %s; going on without the cache", where, fail_why);
 	if (watch_timer)
 		evtimer_del(watch_timer);
 	if (renew_timer)
@@ -382,8 +391,9 @@ static void on_reply(redisAsyncContext *c, void *r, void *privdata)
 	const redisReply *reply = r;
 	outstanding--;
 	quiet_ns = now_ns();
-	struct lookup *wrong = privdata && privdata != &write_tag && reply &&
-				       reply->type == REDIS_REPLY_ERROR && strncmp(reply->str, "WRONGTYPE", 9) == 0
+	bool tagged = privdata == &write_tag || privdata == &auth_tag || privdata == &ready_tag;
+	struct lookup *wrong = privdata && !tagged && reply && reply->type == REDIS_REPLY_ERROR &&
+				       strncmp(reply->str, "WRONGTYPE", 9) == 0
 			       ? privdata
 			       : NULL;
 	if (wrong) {
@@ -395,11 +405,22 @@ static void on_reply(redisAsyncContext *c, void *r, void *privdata)
 			answer(wrong, CACHE_MISS, NULL);
 		return;
 	}
-	if (reply && reply->type == REDIS_REPLY_ERROR)
-		fail("the server said: %s", reply->str);
+	if (privdata == &auth_tag && reply && reply->type == REDIS_REPLY_ERROR && redis_auth_unneeded(reply->str))
+		return; /* a password the server does not need: no harm */
+	if (reply && reply->type == REDIS_REPLY_ERROR) {
+		char why[sizeof fail_why];
+		redis_error_why(reply->str, privdata == &auth_tag, why, sizeof why);
+		fail("%s", why);
+	}
 	if (privdata == &write_tag) {
 		if (reply && reply->type == REDIS_REPLY_STATUS)
 			stats_cache_add(CC_WRITTEN, 1);
+		return;
+	}
+	if (privdata == &auth_tag)
+		return;
+	if (privdata == &ready_tag) {
+		ready = reply && reply->type == REDIS_REPLY_STATUS;
 		return;
 	}
 	struct lookup *lk = privdata;
@@ -416,6 +437,8 @@ static void on_connect(const redisAsyncContext *c, int status)
 	if (status != REDIS_OK) {
 		ctx = NULL; /* hiredis frees it */
 		fail("cannot connect: %s", c->errstr);
+	} else {
+		connected = true;
 	}
 }
 
@@ -431,29 +454,29 @@ static void on_watch(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd, (void)what, (void)arg;
 	if (up && outstanding > 0 && ms_since(quiet_ns) > SILENCE_MS)
-		fail("no answer for %d s", SILENCE_MS / 1000);
+		fail("%sno answer for %d s", connected ? "" : "cannot connect: ", SILENCE_MS / 1000);
 }
 
-static void renew_alive(void)
+/* This racer is alive for ALIVE_MS more (tag: privdata of the command). */
+static void renew_alive(void *tag)
 {
 	char ms[24];
 	snprintf(ms, sizeof ms, "%d", ALIVE_MS);
 	const char *argv[] = {"SET", alive_key, owner, "PX", ms};
-	send_argv(NULL, 5, argv, NULL);
+	send_argv(tag, 5, argv, NULL);
 }
 
 static void on_renew(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd, (void)what, (void)arg;
-	renew_alive();
+	renew_alive(NULL);
 }
 
-int redis_open(const char *url, char *err, size_t errsz)
+int redis_open(const char *url, bool required, char *err, size_t errsz)
 {
-	char host[256];
-	int port, db;
-	snprintf(where, sizeof where, "%s", url);
-	if (redis_url_parse(url, host, sizeof host, &port, &db, err, errsz) < 0)
+	struct redis_url u;
+	redis_url_shown(url, where, sizeof where);
+	if (redis_url_parse(url, &u, err, errsz) < 0)
 		return -1;
 	char hostname[64] = "";
 	gethostname(hostname, sizeof hostname - 1);
@@ -462,16 +485,16 @@ int redis_open(const char *url, char *err, size_t errsz)
 	snprintf(alive_key, sizeof alive_key, PREFIX "alive:%s", owner);
 	/* a host name is resolved here, before the first puzzle (hiredis
 	 * resolves it blocking); connecting itself does not block */
-	ctx = redisAsyncConnect(host, port);
+	ctx = redisAsyncConnect(u.host, u.port);
 	if (!ctx || ctx->err) {
-		snprintf(err, errsz, "%s: cannot connect: %s", url, ctx ? ctx->errstr : "out of memory");
+		snprintf(err, errsz, "%s: cannot connect: %s", where, ctx ? ctx->errstr : "out of memory");
 		if (ctx)
 			redisAsyncFree(ctx);
 		ctx = NULL;
 		return -1;
 	}
 	if (redisLibeventAttach(ctx, base) != REDIS_OK) {
-		snprintf(err, errsz, "%s: cannot attach to the event loop", url);
+		snprintf(err, errsz, "%s: cannot attach to the event loop", where);
 		redisAsyncFree(ctx);
 		ctx = NULL;
 		return -1;
@@ -486,15 +509,32 @@ int redis_open(const char *url, char *err, size_t errsz)
 	struct timeval watch = ms_tv(WATCH_MS), renew = ms_tv(RENEW_MS);
 	evtimer_add(watch_timer, &watch);
 	evtimer_add(renew_timer, &renew);
-	/* sent once connected, before any look-up */
-	if (db) {
+	/* sent once connected, in this order, before any look-up: the
+	 * password first (AUTH PASSWORD, or AUTH USER PASSWORD: Redis 6's
+	 * users) */
+	if (u.password[0]) {
+		const char *argv[] = {"AUTH", u.user[0] ? u.user : u.password, u.password};
+		send_argv(&auth_tag, u.user[0] ? 3 : 2, argv, NULL);
+	}
+	if (u.db) {
 		char dbs[16];
-		snprintf(dbs, sizeof dbs, "%d", db);
+		snprintf(dbs, sizeof dbs, "%d", u.db);
 		const char *argv[] = {"SELECT", dbs};
 		send_argv(NULL, 2, argv, NULL);
 	}
-	renew_alive();
-	return 0;
+	renew_alive(&ready_tag);
+	if (!required)
+		return 0;
+	/* --cache-required: the answers to those, or the failure (the
+	 * watchdog ends a wait on a silent server or address) */
+	starting = true;
+	while (up && !ready)
+		event_base_loop(base, EVLOOP_ONCE);
+	starting = false;
+	if (up)
+		return 0;
+	snprintf(err, errsz, "%s: %s", where, fail_why);
+	return -1;
 }
 
 bool redis_enabled(void)

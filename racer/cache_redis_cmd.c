@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #ifdef HAVE_HIREDIS
 #include <hiredis/hiredis.h>
@@ -18,17 +19,120 @@
 
 #define DEFAULT_PORT 6379
 #define PREFIX "sudoku-race:"
+#define HOST_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_"
+#define FORM "redis://[[USER:]PASSWORD@]HOST[:PORT][/DB][?required=1]"
 
-int redis_url_parse(const char *url, char *host, size_t hostsz, int *port, int *db, char *err,
-		    size_t errsz)
+static int hex_value(char c)
 {
-	if (strncmp(url, "redis://", 8) != 0) {
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* s[0..n), percent-decoded, into out (outsz with its NUL). */
+static int decode(const char *s, size_t n, char *out, size_t outsz, const char *what, char *err, size_t errsz)
+{
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		int c = (unsigned char)s[i];
+		if (c == '%') {
+			int hi = i + 2 < n ? hex_value(s[i + 1]) : -1, lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
+			if (hi < 0 || lo < 0) {
+				snprintf(err, errsz, "a '%%' in the %s is not followed by two hex digits (%%40 is '@')",
+					 what);
+				return -1;
+			}
+			c = hi * 16 + lo;
+			i += 2;
+			if (c == 0) {
+				snprintf(err, errsz, "a NUL byte (%%00) in the %s", what);
+				return -1;
+			}
+		}
+		if (j + 1 >= outsz) {
+			snprintf(err, errsz, "the %s is too long", what);
+			return -1;
+		}
+		out[j++] = (char)c;
+	}
+	out[j] = '\0';
+	return 0;
+}
+
+/* ?required=1: the URL's options, from q (after the '?'). */
+static int parse_query(const char *q, struct redis_url *u, char *err, size_t errsz)
+{
+	while (*q) {
+		size_t n = strcspn(q, "&");
+		const char *v = memchr(q, '=', n);
+		size_t kn = v ? (size_t)(v - q) : n;
+		if (kn != 8 || strncmp(q, "required", 8) != 0) {
+			snprintf(err, errsz, "'%.*s' is not an option of the URL (?required=1)", (int)n, q);
+			return -1;
+		}
+		static const char *const yes[] = {"1", "yes", "true"}, *const no[] = {"0", "no", "false"};
+		size_t vn = v ? n - kn - 1 : 0;
+		int set = v ? -1 : 1; /* a bare ?required is ?required=1 */
+		for (size_t i = 0; v && i < 3; i++) {
+			if (strlen(yes[i]) == vn && strncmp(v + 1, yes[i], vn) == 0)
+				set = 1;
+			if (strlen(no[i]) == vn && strncmp(v + 1, no[i], vn) == 0)
+				set = 0;
+		}
+		if (set < 0) {
+			snprintf(err, errsz, "'%.*s': required takes 1 or 0", (int)n, q);
+			return -1;
+		}
+		u->required = set == 1;
+		q += n;
+		if (*q == '&')
+			q++;
+	}
+	return 0;
+}
+
+int redis_url_parse(const char *url, struct redis_url *u, char *err, size_t errsz)
+{
+	memset(u, 0, sizeof *u);
+	if (strncasecmp(url, "redis://", 8) != 0) {
 		snprintf(err, errsz, "not a redis:// URL");
 		return -1;
 	}
 	const char *h = url + 8, *p;
+	/* the user and password end at the last '@' (one in a password may
+	 * stay as it is); the user is before the first ':' */
+	const char *at = strrchr(h, '@');
+	if (at) {
+		const char *colon = memchr(h, ':', (size_t)(at - h));
+		if (colon && decode(h, (size_t)(colon - h), u->user, sizeof u->user, "user name", err, errsz) < 0)
+			return -1;
+		const char *pw = colon ? colon + 1 : h;
+		if (decode(pw, (size_t)(at - pw), u->password, sizeof u->password, "password", err, errsz) < 0)
+			return -1;
+		if (!u->password[0]) {
+			snprintf(err, errsz, "an empty password (%s)", FORM);
+			return -1;
+		}
+		h = at + 1;
+	} else {
+		/* as redis-cli: the URL's password first, else the environment's */
+		const char *env = getenv("REDISCLI_AUTH");
+		if (env && env[0]) {
+			if (strlen(env) >= sizeof u->password) {
+				snprintf(err, errsz, "REDISCLI_AUTH is longer than %zu bytes", sizeof u->password - 1);
+				return -1;
+			}
+			snprintf(u->password, sizeof u->password, "%s", env);
+			u->password_from_env = true;
+		}
+	}
 	size_t n;
-	if (*h == '[') { /* an IPv6 address */
+	bool ipv6 = *h == '[';
+	if (ipv6) {
 		const char *close = strchr(h, ']');
 		if (!close) {
 			snprintf(err, errsz, "an IPv6 address without its ']'");
@@ -38,47 +142,57 @@ int redis_url_parse(const char *url, char *host, size_t hostsz, int *port, int *
 		n = (size_t)(close - h);
 		p = close + 1;
 	} else {
-		n = strcspn(h, ":/");
+		n = strcspn(h, ":/?");
 		p = h + n;
 	}
-	if (n == 0 || n >= hostsz) {
-		snprintf(err, errsz, n ? "a host name too long" : "no host (redis://HOST[:PORT][/DB])");
+	if (n == 0) {
+		snprintf(err, errsz, "no host (%s)", FORM);
 		return -1;
 	}
-	if (memchr(h, '@', n)) {
-		snprintf(err, errsz, "a user or password in the URL is not supported");
+	if (n >= sizeof u->host) {
+		snprintf(err, errsz, "a host name too long");
 		return -1;
 	}
-	memcpy(host, h, n);
-	host[n] = '\0';
-	*port = DEFAULT_PORT;
-	*db = 0;
+	memcpy(u->host, h, n);
+	u->host[n] = '\0';
+	/* a name, an IPv4 address, or in brackets an IPv6 one (a zone too) */
+	if (strspn(u->host, ipv6 ? HOST_CHARS ":%" : HOST_CHARS) != n) {
+		snprintf(err, errsz, "'%s' is not a host name or address", u->host);
+		return -1;
+	}
+	u->port = DEFAULT_PORT;
+	u->db = 0;
 	if (*p == ':') {
 		long v = 0;
 		const char *d = ++p;
 		while (*p >= '0' && *p <= '9' && v <= 65535)
 			v = v * 10 + (*p++ - '0');
-		if (p == d || v < 1 || v > 65535 || (*p && *p != '/')) {
+		if (p == d || v < 1 || v > 65535 || (*p && *p != '/' && *p != '?')) {
 			snprintf(err, errsz, "the port is not a number from 1 to 65535");
 			return -1;
 		}
-		*port = (int)v;
+		u->port = (int)v;
 	}
-	if (*p == '/' && p[1]) {
+	if (*p == '/' && p[1] && p[1] != '?') {
 		long v = 0;
 		const char *d = ++p;
 		while (*p >= '0' && *p <= '9' && v <= INT_MAX)
 			v = v * 10 + (*p++ - '0');
-		if (p == d || v > INT_MAX || *p) {
-			snprintf(err, errsz, "the database is not a number (redis://HOST[:PORT][/DB])");
+		if (p == d || v > INT_MAX || (*p && *p != '?')) {
+			snprintf(err, errsz, "the database is not a number (%s)", FORM);
 			return -1;
 		}
-		*db = (int)v;
+		u->db = (int)v;
 	} else if (*p == '/') {
 		p++;
 	}
+	if (*p == '?') {
+		if (parse_query(p + 1, u, err, errsz) < 0)
+			return -1;
+		p += strlen(p);
+	}
 	if (*p) {
-		snprintf(err, errsz, "'%s' after the host (redis://HOST[:PORT][/DB])", p);
+		snprintf(err, errsz, "'%s' after the host (%s)", p, FORM);
 		return -1;
 	}
 #ifndef HAVE_HIREDIS
@@ -88,6 +202,38 @@ int redis_url_parse(const char *url, char *host, size_t hostsz, int *port, int *
 #else
 	return 0;
 #endif
+}
+
+const char *redis_url_shown(const char *url, char *buf, size_t bufsz)
+{
+	const char *s = strstr(url, "://");
+	const char *at = s ? strrchr(s + 3, '@') : NULL;
+	if (!at) {
+		snprintf(buf, bufsz, "%s", url);
+		return buf;
+	}
+	const char *colon = memchr(s + 3, ':', (size_t)(at - (s + 3)));
+	snprintf(buf, bufsz, "%.*s***%s", (int)((colon ? colon + 1 : s + 3) - url), url, at);
+	return buf;
+}
+
+bool redis_auth_unneeded(const char *reply)
+{
+	/* Redis 6 and later; before */
+	return strstr(reply, "without any password configured") || strstr(reply, "no password is set");
+}
+
+void redis_error_why(const char *reply, bool to_auth, char *buf, size_t bufsz)
+{
+	if (strncmp(reply, "NOAUTH", 6) == 0)
+		snprintf(buf, bufsz,
+			 "the server needs a password (%s): give it in the URL (redis://:PASSWORD@HOST) or in "
+			 "REDISCLI_AUTH",
+			 reply);
+	else if (to_auth)
+		snprintf(buf, bufsz, "the server refused the password: %s", reply);
+	else
+		snprintf(buf, bufsz, "the server said: %s", reply);
 }
 
 #ifndef HAVE_HIREDIS
@@ -103,28 +249,53 @@ int redis_command(const char *url, int argc, char **argv)
 
 /* --- sudoku-race cache stats|clear on a redis:// cache (blocking: no loop) --- */
 
-static redisContext *command_connect(const char *url)
+/* A reply that is not what was asked: said, with shown (the URL). */
+static void say_failed(const char *shown, const redisContext *c, const redisReply *r, bool to_auth)
 {
-	char host[256], err[256];
-	int port, db;
-	if (redis_url_parse(url, host, sizeof host, &port, &db, err, sizeof err) < 0) {
-		fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, url, err);
+	char why[1024];
+	if (r && r->type == REDIS_REPLY_ERROR)
+		redis_error_why(r->str, to_auth, why, sizeof why);
+	else
+		snprintf(why, sizeof why, "%s", c->errstr[0] ? c->errstr : "an answer of an unexpected type");
+	fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, shown, why);
+}
+
+static redisContext *command_connect(const char *url, const char *shown)
+{
+	struct redis_url u;
+	char err[256];
+	if (redis_url_parse(url, &u, err, sizeof err) < 0) {
+		fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, shown, err);
 		return NULL;
 	}
 	struct timeval tv = {2, 0};
-	redisContext *c = redisConnectWithTimeout(host, port, tv);
+	redisContext *c = redisConnectWithTimeout(u.host, u.port, tv);
 	if (!c || c->err) {
-		fprintf(stderr, "%s: cache: %s: cannot connect: %s\n", PROGRAM, url, c ? c->errstr : "out of memory");
+		fprintf(stderr, "%s: cache: %s: cannot connect: %s\n", PROGRAM, shown, c ? c->errstr : "out of memory");
 		if (c)
 			redisFree(c);
 		return NULL;
 	}
 	redisSetTimeout(c, tv);
-	if (db) {
-		redisReply *r = redisCommand(c, "SELECT %d", db);
+	if (u.password[0]) {
+		/* AUTH PASSWORD, or AUTH USER PASSWORD (Redis 6's users) */
+		const char *argv[] = {"AUTH", u.user[0] ? u.user : u.password, u.password};
+		redisReply *r = redisCommandArgv(c, u.user[0] ? 3 : 2, argv, NULL);
+		bool ok = r && (r->type == REDIS_REPLY_STATUS ||
+				(r->type == REDIS_REPLY_ERROR && redis_auth_unneeded(r->str)));
+		if (!ok)
+			say_failed(shown, c, r, true);
+		freeReplyObject(r);
+		if (!ok) {
+			redisFree(c);
+			return NULL;
+		}
+	}
+	if (u.db) {
+		redisReply *r = redisCommand(c, "SELECT %d", u.db);
 		bool ok = r && r->type == REDIS_REPLY_STATUS;
 		if (!ok)
-			fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, url, r ? r->str : c->errstr);
+			say_failed(shown, c, r, false);
 		freeReplyObject(r);
 		if (!ok) {
 			redisFree(c);
@@ -136,15 +307,14 @@ static redisContext *command_connect(const char *url)
 
 /* Every key of ours, a SCAN batch at a time: entries, claims, racers
  * running; clear deletes them. */
-static int scan_keys(redisContext *c, const char *url, bool clear, long *entries, long *claims,
+static int scan_keys(redisContext *c, const char *shown, bool clear, long *entries, long *claims,
 		     long *alive)
 {
 	char cursor[32] = "0";
 	do {
 		redisReply *r = redisCommand(c, "SCAN %s MATCH %s* COUNT 1000", cursor, PREFIX);
 		if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) {
-			fprintf(stderr, "%s: cache: %s: %s\n", PROGRAM, url,
-				r && r->type == REDIS_REPLY_ERROR ? r->str : c->errstr);
+			say_failed(shown, c, r, false);
 			freeReplyObject(r);
 			return -1;
 		}
@@ -171,29 +341,31 @@ static int scan_keys(redisContext *c, const char *url, bool clear, long *entries
 
 int redis_command(const char *url, int argc, char **argv)
 {
+	char shown[1024];
+	redis_url_shown(url, shown, sizeof shown);
 	const char *sub = argc > 1 ? argv[1] : "";
 	bool stats = strcmp(sub, "stats") == 0, clear = strcmp(sub, "clear") == 0;
 	if (!stats && !clear) {
 		fprintf(stderr, "%s: cache: %s: only 'cache stats' and 'cache clear' take a redis:// cache\n",
-			PROGRAM, url);
+			PROGRAM, shown);
 		return 2;
 	}
 	if (argc > 2) {
 		fprintf(stderr, "%s: usage: %s --cache URL cache stats|clear\n", PROGRAM, PROGRAM);
 		return 2;
 	}
-	redisContext *c = command_connect(url);
+	redisContext *c = command_connect(url, shown);
 	if (!c)
 		return 2;
 	long entries = 0, claims = 0, alive = 0;
-	int rc = scan_keys(c, url, clear, &entries, &claims, &alive);
+	int rc = scan_keys(c, shown, clear, &entries, &claims, &alive);
 	redisFree(c);
 	if (rc < 0)
 		return 2;
 	if (clear)
-		printf("cache: %s: %ld entries cleared\n", url, entries);
+		printf("cache: %s: %ld entries cleared\n", shown, entries);
 	else
-		printf("cache: %s\nentries: %ld\nclaims: %ld (racers running: %ld)\n", url, entries, claims,
+		printf("cache: %s\nentries: %ld\nclaims: %ld (racers running: %ld)\n", shown, entries, claims,
 		       alive);
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lib/number.h"
 #include "racer/cache_redis.h"
@@ -36,6 +37,7 @@ enum {
 	OPT_LINE_OFFSET,
 	OPT_CACHE_SIZE,
 	OPT_TRUST,
+	OPT_CACHE_REQUIRED,
 };
 
 static void print_help(void)
@@ -121,12 +123,18 @@ static void print_help(void)
 	       "                         lines and --json: a block of a larger input (GNU\n"
 	       "                         parallel --pipe -N L: N is L times the block's\n"
 	       "                         number less one; contrib/many-machines.sh)\n"
-	       "      --cache=DIR|URL    the result cache: a directory, or redis://HOST[:PORT]\n"
-	       "                         [/DB], a Redis server that racers on many machines\n"
-	       "                         share, where none solves a puzzle another one is\n"
-	       "                         solving (default $SUDOKU_RACE_CACHE, else\n"
-	       "                         $XDG_CACHE_HOME/sudoku-race, else\n"
+	       "      --cache=DIR|URL    the result cache: a directory, or a Redis server that\n"
+	       "                         racers on many machines share, where none solves a\n"
+	       "                         puzzle another one is solving:\n"
+	       "                         redis://[[USER:]PASSWORD@]HOST[:PORT][/DB]\n"
+	       "                         [?required=1] (the password percent-encoded; else\n"
+	       "                         $REDISCLI_AUTH's) (default $SUDOKU_RACE_CACHE,\n"
+	       "                         else $XDG_CACHE_HOME/sudoku-race, else\n"
 	       "                         ~/.cache/sudoku-race)\n"
+	       "      --cache-required   a cache that cannot be used (a server that cannot be\n"
+	       "                         reached or refuses the password, a store that cannot\n"
+	       "                         be opened) is an error before the first puzzle\n"
+	       "                         (exit 2), not a warning and a run without it\n"
 	       "      --cache-size=SIZE  the most the cache file takes: bytes, or with K, M or\n"
 	       "                         G (default 1G; least 256K); least recently used\n"
 	       "                         entries make room\n"
@@ -179,7 +187,8 @@ static long parse_count(const char *s)
 }
 
 /* --cache, else SUDOKU_RACE_CACHE: a directory, or a redis:// URL that
- * must be one (a usage error otherwise, also without Redis support). */
+ * must be one (a usage error otherwise, also without Redis support). A URL
+ * of any other scheme is refused, never taken for a directory. */
 static void check_cache_location(void)
 {
 	const char *from = "--cache";
@@ -190,11 +199,20 @@ static void check_cache_location(void)
 			from = "SUDOKU_RACE_CACHE";
 		}
 	}
-	char host[256], err[256];
-	int port, db;
-	if (store_is_url(opt.cache_dir) &&
-	    redis_url_parse(opt.cache_dir, host, sizeof host, &port, &db, err, sizeof err) < 0)
-		usage_error("%s: '%s': %s", from, opt.cache_dir, err);
+	char scheme[64], shown[1024], err[512];
+	if (!store_url_scheme(opt.cache_dir, scheme, sizeof scheme))
+		return;
+	redis_url_shown(opt.cache_dir, shown, sizeof shown);
+	if (!store_is_url(opt.cache_dir))
+		usage_error("%s: '%s': the scheme '%s' is not supported: a cache is a directory or a "
+			    "redis:// URL%s",
+			    from, shown, scheme,
+			    strcasecmp(scheme, "rediss") == 0 ? " (for TLS, a tunnel: see README)" : "");
+	struct redis_url u;
+	if (redis_url_parse(opt.cache_dir, &u, err, sizeof err) < 0)
+		usage_error("%s: '%s': %s", from, shown, err);
+	if (u.required)
+		opt.cache_required = true;
 }
 
 void options_parse(int argc, char **argv)
@@ -220,6 +238,7 @@ void options_parse(int argc, char **argv)
 		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
 		{"cache-size", required_argument, NULL, OPT_CACHE_SIZE},
 		{"trust", no_argument, NULL, OPT_TRUST},
+		{"cache-required", no_argument, NULL, OPT_CACHE_REQUIRED},
 		{"schedule", required_argument, NULL, OPT_SCHEDULE},
 		{"presolver", required_argument, NULL, OPT_PRESOLVER},
 		{"budget", required_argument, NULL, OPT_BUDGET},
@@ -310,6 +329,9 @@ void options_parse(int argc, char **argv)
 		case OPT_NO_CACHE:
 			opt.no_cache = true;
 			break;
+		case OPT_CACHE_REQUIRED:
+			opt.cache_required = true;
+			break;
 		case OPT_SCHEDULE:
 			if (strcmp(optarg, "staged") == 0)
 				opt.schedule_all = false;
@@ -352,6 +374,8 @@ void options_parse(int argc, char **argv)
 	}
 	if (opt.cache_dir && opt.no_cache)
 		usage_error("--cache and --no-cache do not go together");
+	if (opt.cache_required && opt.no_cache)
+		usage_error("--cache-required and --no-cache do not go together");
 	check_cache_location();
 	if ((opt.presolver || opt.budget_s > 0) && opt.schedule_all)
 		usage_error("--presolver and --budget do not go with --schedule=all");

@@ -33,6 +33,7 @@ struct options {
 	bool no_cache;
 	size_t cache_size;   /* --cache-size, bytes; 0: CACHE_SIZE_DEFAULT */
 	bool cache_trust;    /* cache import --trust */
+	bool cache_required; /* --cache-required, or redis://...?required=1: no cache, no run */
 	int jobs;            /* -j: presolver processes; 0: the processors */
 	bool schedule_all;   /* --schedule=all: every puzzle to every entry at once */
 	const char *presolver; /* --presolver: the entry that gets every puzzle first */

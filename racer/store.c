@@ -8,6 +8,7 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -77,9 +78,22 @@ int cache_parse_size(const char *s, size_t *bytes)
 	return 0;
 }
 
+bool store_url_scheme(const char *where, char *scheme, size_t schemesz)
+{
+	/* RFC 3986: ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) */
+	if (!where || !((*where | 0x20) >= 'a' && (*where | 0x20) <= 'z'))
+		return false;
+	size_t n = strspn(where, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.");
+	if (strncmp(where + n, "://", 3) != 0)
+		return false;
+	if (scheme)
+		snprintf(scheme, schemesz, "%.*s", (int)n, where);
+	return true;
+}
+
 bool store_is_url(const char *where)
 {
-	return where && strncmp(where, "redis://", 8) == 0;
+	return where && strncasecmp(where, "redis://", 8) == 0;
 }
 
 void store_reply(uint64_t seq, enum cache_result r, const struct cache_entry *e, const char *bad)
@@ -145,20 +159,28 @@ void store_open(struct event_base *loop, store_reply_fn fn, void *owner)
 	reply_owner = owner;
 	if (opt.no_cache)
 		return;
-	char err[512];
+	char err[1024];
+	int rc;
 	if (store_is_url(opt.cache_dir)) {
 		use_redis = true;
-		if (redis_open(opt.cache_dir, err, sizeof err) < 0)
-			warn("cache: %s; going on without the cache", err);
-		return;
+		rc = redis_open(opt.cache_dir, opt.cache_required, err, sizeof err);
+	} else {
+		const char *dir = opt.cache_dir ? opt.cache_dir : cache_default_dir();
+		if (dir) {
+			rc = cache_open(dir, false, err, sizeof err);
+		} else {
+			snprintf(err, sizeof err, "no home directory to keep it in");
+			rc = -1;
+		}
 	}
-	const char *dir = opt.cache_dir ? opt.cache_dir : cache_default_dir();
-	if (!dir) {
-		warn("cache: no home directory to keep it in; going on without the cache");
+	if (rc == 0)
 		return;
+	if (opt.cache_required) {
+		/* before the first puzzle, and before any worker starts */
+		store_close();
+		die("cache: %s (--cache-required)", err);
 	}
-	if (cache_open(dir, false, err, sizeof err) < 0)
-		warn("cache: %s; going on without the cache", err);
+	warn("cache: %s; going on without the cache", err);
 }
 
 bool store_enabled(void)

@@ -20,7 +20,9 @@
 typedef void (*store_reply_fn)(void *owner, uint64_t seq, enum cache_result r,
 			       const struct cache_entry *e, const char *bad);
 struct event_base;
-void store_open(struct event_base *loop, store_reply_fn fn, void *owner); /* opens what the options name; on failure one warning, and none */
+/* Opens what the options name; on failure one warning, and no cache (with
+ * --cache-required: an error, exit 2). */
+void store_open(struct event_base *loop, store_reply_fn fn, void *owner);
 bool store_enabled(void);
 void store_batch_begin(void);
 void store_batch_end(void);            /* the batch's look-ups go out */
@@ -39,8 +41,10 @@ int store_command(int argc, char **argv);
 
 /* --- where the cache lives: for the options and the commands --- */
 
-/* Is this cache location a URL (redis://...) rather than a directory? */
+/* Is this cache location a redis:// URL rather than a directory? */
 bool store_is_url(const char *where);
+/* Is it a URL of any scheme (SCHEME://...)? The scheme into scheme. */
+bool store_url_scheme(const char *where, char *scheme, size_t schemesz);
 /* The cache directory when --cache names none (XDG). NULL when there is no
  * home to put it in. */
 const char *cache_default_dir(void);

@@ -568,3 +568,51 @@ fill_fs() { # the rest of $T/fs taken
 	assert_equal "$(wc -l <"$T/out")" 60000
 	grep -q "sudoku-race: cache: [0-9]* writes dropped: the store's writer fell behind" "$T/err"
 }
+
+@test "--cache-required: a store that cannot be opened is an error at the start, exit 2, no answer" {
+	mkdir -p "$XDG_CACHE_HOME"
+	echo "a file" >"$C"
+	run --separate-stderr sudoku-race --cache-required "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output ""
+	assert_equal "$stderr" "sudoku-race: cache: $C is not a directory (--cache-required)"
+	rm "$C"
+	run --separate-stderr sudoku-race --cache-required --stats "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 3 misses, 0 bad entries dropped, 3 written"
+	run --separate-stderr sudoku-race --cache-required --no-cache "$DATA/easy9.txt"
+	assert_failure 2
+	[[ $stderr == "sudoku-race: --cache-required and --no-cache do not go together"* ]]
+}
+
+@test "a URL of another scheme than redis:// is refused, never taken for a directory" {
+	mkdir "$T/here"
+	cd "$T/here"
+	for url in rediss://127.0.0.1:16379 REDISS://host http://host/x unix:///run/redis.sock file:///tmp/c \
+		redis+unix://x s3://bucket; do
+		scheme=${url%%://*}
+		run --separate-stderr sudoku-race --cache "$url" "$DATA/easy9.txt"
+		assert_failure 2
+		assert_output ""
+		[[ $stderr == "sudoku-race: --cache: '$url': the scheme '$scheme' is not supported: a cache is a directory or a redis:// URL"* ]]
+		SUDOKU_RACE_CACHE=$url run --separate-stderr sudoku-race "$DATA/easy9.txt"
+		assert_failure 2
+		[[ $stderr == "sudoku-race: SUDOKU_RACE_CACHE: '$url': the scheme '$scheme' is not supported"* ]]
+		run --separate-stderr sudoku-race --cache "$url" cache stats
+		assert_failure 2
+	done
+	run --separate-stderr sudoku-race --cache rediss://host "$DATA/easy9.txt"
+	[[ $stderr == *"redis:// URL (for TLS, a tunnel: see README)"* ]]
+	# a password is not shown
+	run --separate-stderr sudoku-race --cache rediss://:secret@host "$DATA/easy9.txt"
+	assert_failure 2
+	[[ $stderr == "sudoku-race: --cache: 'rediss://:***@host': "* ]]
+	# nothing was made here, nor in the default place
+	assert_equal "$(ls -A "$T/here")" ""
+	[ ! -e "$XDG_CACHE_HOME" ]
+	# a directory whose name looks like one, given as a path
+	run --separate-stderr sudoku-race --cache "./rediss://host" "$DATA/easy9.txt"
+	assert_success
+	[ -f "$T/here/rediss:/host/data.mdb" ]
+}

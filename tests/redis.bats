@@ -2,7 +2,8 @@
 # sudoku-race's shared cache on Redis (--cache redis://..., cache_redis.c),
 # against a real redis-server on a free port of the test's own: hits across
 # racers, claims (no puzzle solved twice), bad entries, a server down,
-# killed or silent, SUDOKU_RACE_CACHE, bad URLs, the cache commands.
+# killed or silent, passwords, --cache-required, SUDOKU_RACE_CACHE, bad
+# URLs, the cache commands.
 # Skipped when redis-server, redis-cli or the racer's Redis support is
 # missing. Every test checks that nothing is left running.
 
@@ -13,7 +14,8 @@ setup() {
 	leak_setup
 	T=$BATS_TEST_TMPDIR
 	export XDG_CACHE_HOME="$T/xdg"
-	unset SUDOKU_RACE_CACHE
+	unset SUDOKU_RACE_CACHE REDISCLI_AUTH
+	PASS=
 	command -v redis-server >/dev/null || skip "redis-server is not installed (Debian: redis-server)"
 	command -v redis-cli >/dev/null || skip "redis-cli is not installed (Debian: redis-tools)"
 	if sudoku-race --cache redis://127.0.0.1:1 </dev/null 2>&1 | grep -q 'without Redis support'; then
@@ -27,17 +29,23 @@ teardown() {
 	assert_no_leftovers
 }
 
+# redis-cli on the test's server (with its password PASS, when it has one)
 rcli() {
-	redis-cli -p "$PORT" "$@"
+	if [ -n "$PASS" ]; then
+		REDISCLI_AUTH=$PASS redis-cli -p "$PORT" "$@"
+	else
+		redis-cli -p "$PORT" "$@"
+	fi
 }
 
-# A redis-server of this test's own on a free port: PORT, REDIS_PID, U.
+# A redis-server of this test's own on a free port: PORT, REDIS_PID, U;
+# its options: start_redis [--requirepass "$PASS"]...
 start_redis() {
 	local try i
 	for try in 1 2 3 4 5 6 7 8; do
 		PORT=$((20000 + RANDOM % 40000))
 		redis-server --port "$PORT" --bind 127.0.0.1 --save '' --appendonly no --daemonize no \
-			--dir "$T" >"$T/redis.log" 2>&1 &
+			--dir "$T" "$@" >"$T/redis.log" 2>&1 &
 		REDIS_PID=$!
 		for i in $(seq 1 100); do
 			kill -0 "$REDIS_PID" 2>/dev/null || break # the port was taken
@@ -286,15 +294,138 @@ answers_at_least() {
 
 @test "a malformed redis:// URL is a usage error that names it" {
 	for url in redis:// redis://host:0 redis://host:65536 redis://host:port redis://host/db \
-		redis://host:6379/0/x 'redis://[::1' redis://user:secret@host; do
+		redis://host:6379/0/x 'redis://[::1' 'redis://host?required=2' 'redis://host?ttl=1' \
+		redis://host#x; do
 		run --separate-stderr sudoku-race --cache "$url" "$DATA/easy9.txt"
 		assert_failure 2
 		[[ $stderr == "sudoku-race: --cache: '$url': "* ]]
 		[[ $stderr == *"Try 'sudoku-race --help' for more information."* ]]
 	done
+	# a password is never shown
+	for url in redis://:@host redis://user:@host 'redis://:se%4@host' 'redis://:se%00@host'; do
+		run --separate-stderr sudoku-race --cache "$url" "$DATA/easy9.txt"
+		assert_failure 2
+		[[ $stderr == "sudoku-race: --cache: 'redis://"*":***@host': "* ]]
+		[[ $stderr != *se%* ]]
+	done
 	SUDOKU_RACE_CACHE=redis://host:x run --separate-stderr sudoku-race "$DATA/easy9.txt"
 	assert_failure 2
 	[[ $stderr == "sudoku-race: SUDOKU_RACE_CACHE: 'redis://host:x': the port is not a number from 1 to 65535"* ]]
+}
+
+# --- passwords, and a cache that must be there (issue 28) ---
+
+@test "a password: in the URL (percent-encoded, with a user or not), or in REDISCLI_AUTH; the URL's wins" {
+	stop_redis
+	PASS='p@ss:w/rd %x'
+	start_redis --requirepass "$PASS"
+	enc='p%40ss%3Aw%2Frd%20%25x'
+	A=redis://:$enc@127.0.0.1:$PORT
+	run --separate-stderr sudoku-race --cache "$A" --stats "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$(grep 'going on without' <<<"$stderr")" ""
+	assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 3 misses, 0 bad entries dropped, 3 written"
+	# the password is not shown
+	[[ $stderr == *"sudoku-race: cache: redis://:***@127.0.0.1:$PORT: 3 puzzles claimed"* ]]
+	assert_equal "$(entry_keys | wc -l)" 3
+	# Redis 6's users: USER:PASSWORD, here the default user's; a database
+	run --separate-stderr sudoku-race --cache "redis://default:$enc@127.0.0.1:$PORT/2" --stats "$DATA/easy9.txt"
+	assert_success
+	[[ $stderr == *"sudoku-race: cache: redis://default:***@127.0.0.1:$PORT/2: 3 puzzles claimed"* ]]
+	assert_equal "$(rcli -n 2 dbsize)" 3
+	# REDISCLI_AUTH, as redis-cli takes it
+	REDISCLI_AUTH=$PASS run --separate-stderr sudoku-race --cache "$U" --stats "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$(stat_line)" "sudoku-race: cache: 3 hits, 0 misses, 0 bad entries dropped, 0 written"
+	# the URL's password before the environment's
+	REDISCLI_AUTH=wrong run --separate-stderr sudoku-race --cache "$A" --stats "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$(stat_line)" "sudoku-race: cache: 3 hits, 0 misses, 0 bad entries dropped, 0 written"
+	# the cache commands
+	run sudoku-race --cache "$A" cache stats
+	assert_success
+	assert_output "cache: redis://:***@127.0.0.1:$PORT
+entries: 3
+claims: 0 (racers running: 0)"
+	REDISCLI_AUTH=$PASS run sudoku-race --cache "$U/2" cache clear
+	assert_success
+	assert_output "cache: $U/2: 3 entries cleared"
+	# a password that a server without one is given does no harm
+	stop_redis
+	PASS=
+	start_redis
+	run --separate-stderr sudoku-race --cache "redis://:unneeded@127.0.0.1:$PORT" --cache-required "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$stderr" ""
+	assert_equal "$(entry_keys | wc -l)" 3
+}
+
+@test "a wrong password, or none where one is needed: a warning that says so; with --cache-required, exit 2" {
+	stop_redis
+	PASS=secret
+	start_redis --requirepass "$PASS"
+	W=redis://:wrong@127.0.0.1:$PORT
+	run --separate-stderr sudoku-race --cache "$W" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$stderr" "sudoku-race: cache: redis://:***@127.0.0.1:$PORT: the server refused the password: \
+WRONGPASS invalid username-password pair or user is disabled.; going on without the cache"
+	run --separate-stderr sudoku-race --cache "$U" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$stderr" "sudoku-race: cache: $U: the server needs a password (NOAUTH Authentication \
+required.): give it in the URL (redis://:PASSWORD@HOST) or in REDISCLI_AUTH; going on without the cache"
+	assert_equal "$(rcli dbsize)" 0
+	# --cache-required: an error before the first puzzle, no answer
+	run --separate-stderr sudoku-race --cache "$W" --cache-required "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output ""
+	assert_equal "$stderr" "sudoku-race: cache: redis://:***@127.0.0.1:$PORT: the server refused the password: \
+WRONGPASS invalid username-password pair or user is disabled. (--cache-required)"
+	REDISCLI_AUTH=wrong run --separate-stderr sudoku-race --cache "$U?required=1" "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output ""
+	[[ $stderr == "sudoku-race: cache: $U?required=1: the server refused the password: WRONGPASS"* ]]
+	run --separate-stderr sudoku-race --cache "$U" --cache-required "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output ""
+	[[ $stderr == "sudoku-race: cache: $U: the server needs a password (NOAUTH"*"(--cache-required)" ]]
+	# the cache commands
+	run --separate-stderr sudoku-race --cache "$W" cache stats
+	assert_failure 2
+	[[ $stderr == "sudoku-race: cache: redis://:***@127.0.0.1:$PORT: the server refused the password: WRONGPASS"* ]]
+	run --separate-stderr sudoku-race --cache "$U" cache clear
+	assert_failure 2
+	[[ $stderr == "sudoku-race: cache: $U: the server needs a password (NOAUTH"* ]]
+	assert_equal "$(rcli dbsize)" 0
+}
+
+@test "--cache-required: a server that cannot be reached is an error at the start, exit 2" {
+	stop_redis # the port is closed now
+	run --separate-stderr sudoku-race --cache "$U" --cache-required "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output ""
+	assert_equal "$stderr" "sudoku-race: cache: $U: cannot connect: Connection refused (--cache-required)"
+	# the same as the URL's option, from SUDOKU_RACE_CACHE too
+	SUDOKU_RACE_CACHE="$U/1?required=1" run --separate-stderr sudoku-race "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output ""
+	assert_equal "$stderr" "sudoku-race: cache: $U/1?required=1: cannot connect: Connection refused (--cache-required)"
+	# ?required=0 leaves it a warning
+	run --separate-stderr sudoku-race --cache "$U?required=0" "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	[[ $stderr == *"cannot connect: Connection refused; going on without the cache" ]]
+	# a server that is up: the same run goes on as without the option
+	start_redis
+	run --separate-stderr sudoku-race --cache "$U" --cache-required "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$stderr" ""
+	assert_equal "$(entry_keys | wc -l)" 3
+	run --separate-stderr sudoku-race --cache "$U" --cache-required --no-cache "$DATA/easy9.txt"
+	assert_failure 2
 }
 
 @test "cache stats and clear on a redis:// cache" {
