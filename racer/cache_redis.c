@@ -7,7 +7,8 @@
  * versioned by its first byte as there):
  *   sudoku-race:HEX           the entry (cache_encode)
  *   sudoku-race:claim:HEX     OWNER, while that racer races the puzzle
- *   sudoku-race:alive:OWNER   while that racer runs (3 s, renewed each second)
+ *   sudoku-race:alive:OWNER   while that racer runs: set with an expiry of
+ *                             ALIVE_MS, renewed every RENEW_MS
  * A look-up is a GETRANGE of the longest value there is (a longer one is
  * never loaded whole: it is bad). On a miss, CLAIM (a script: atomic on
  * the server) returns the entry if it came meanwhile, else takes the claim
@@ -17,6 +18,16 @@
  * entry, then releases the claim if it is still ours: in that order, on one
  * connection, so whoever takes a released claim sees the entry first. So
  * while Redis is up no two racers solve one puzzle, nor one racer twice.
+ *
+ * An owner is alive only while its key will expire within ALIVE_MS: a key
+ * the server expires, which its racer renews. A key without an expiry (set
+ * by hand, forged) or with a longer one does not count, and a claim of an
+ * owner not alive is taken over at once. The wait for another racer's
+ * claim is bounded too (wait_for_claim): by the puzzle's --timeout (the
+ * wait is its budget: at the end of it the puzzle is "# timeout", as if
+ * raced) and by CLAIM_WAIT_MS, after which the puzzle is raced here beside
+ * the claim's owner. A claim of this racer's own (the same puzzle twice in
+ * its input) is waited for as long as its race lasts.
  *
  * Trust: anyone who can write a key can write any value. Every hit is
  * verified against the puzzle, as cache.c's are (another puzzle's value
@@ -102,6 +113,9 @@ void redis_stats(FILE *f)
 #define ALIVE_MS 3000   /* an owner's key lives this long unless renewed */
 #define RENEW_MS 1000
 #define CLAIM_MS 600000 /* a claim whose release was lost goes in the end */
+/* The longest a puzzle waits for another racer's claim; then it is raced
+ * here too. (--timeout bounds the wait when it is shorter.) */
+#define CLAIM_WAIT_MS 10000
 #define SILENCE_MS 2000 /* asked, and no answer for this long: it is gone */
 #define WATCH_MS 250
 /* A waiting puzzle asks again after 1, 2, 4 ... 16 ms, then after an eighth
@@ -113,15 +127,21 @@ void redis_stats(FILE *f)
 
 /* KEYS: the entry, the claim. ARGV: owner, claim ms, 1 when no entry
  * answers (--count), the alive keys' prefix, the last byte of the longest
- * value. Returns the entry (a solution: byte 2 is its verdict, cache_value.h),
- * or 1 (claimed), 2 (claimed from a racer gone), 0 (a racer has it). A key
- * of another type is no entry and no claim. */
+ * value, ALIVE_MS. Returns the entry (a solution: byte 2 is its verdict,
+ * cache_value.h), or 1 (claimed), 2 (claimed from a racer gone), 0 (another
+ * racer has it), 3 (this racer has it). A key of another type is no entry
+ * and no claim. An owner is alive while its key expires within ALIVE_MS
+ * (PTTL: -1 without an expiry, -2 not there). */
 static const char claim_script[] =
 	"local v = redis.pcall('GETRANGE', KEYS[1], 0, ARGV[5])\n"
 	"if type(v) == 'string' and ARGV[3] == '0' and string.byte(v, 2) == 1 then return v end\n"
 	"local o = redis.pcall('GET', KEYS[2])\n"
 	"if type(o) ~= 'string' then o = false end\n"
-	"if o and (o == ARGV[1] or redis.call('EXISTS', ARGV[4] .. o) == 1) then return 0 end\n"
+	"if o == ARGV[1] then return 3 end\n"
+	"if o then\n"
+	"  local t = redis.call('PTTL', ARGV[4] .. o)\n"
+	"  if t > 0 and t <= tonumber(ARGV[6]) then return 0 end\n"
+	"end\n"
 	"redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])\n"
 	"if o then return 2 end\n"
 	"return 1\n";
@@ -143,6 +163,8 @@ static uint64_t quiet_ns;   /* the last answer, or when asking began */
 static struct event *watch_timer, *renew_timer;
 static struct {
 	long claimed, taken_over, waited;
+	long timed_out; /* waited for a claim as long as --timeout: "# timeout" */
+	long cut;       /* waited for a claim CLAIM_WAIT_MS: raced here */
 } rs;
 static char fail_why[768];
 
@@ -155,6 +177,7 @@ struct lookup {
 	bool waited;                 /* counted in rs.waited */
 	int delay_ms;                /* the wait before asking again */
 	uint64_t wait_ns;            /* waiting since */
+	uint64_t other_ns;           /* waiting for another racer's claim since */
 	char bad[GRID_ERR_MAX + 64]; /* a bad entry dropped on the way */
 };
 
@@ -213,10 +236,10 @@ static void answer(struct lookup *lk, enum cache_result r, const struct cache_en
 	/* as cache.c counts: a bad entry is not a miss too */
 	if (r == CACHE_HIT)
 		stats_cache_add(CC_HITS, 1);
+	else if (lk->bad[0] && r == CACHE_MISS)
+		r = CACHE_BAD;
 	else if (!lk->bad[0])
 		stats_cache_add(CC_MISSES, 1);
-	else
-		r = CACHE_BAD;
 	if (inside)
 		store_reply_later(lk->seq, r, e, r == CACHE_BAD ? lk->bad : NULL);
 	else
@@ -291,10 +314,12 @@ static void claim(struct lookup *lk)
 	snprintf(ckey, sizeof ckey, PREFIX "claim:%s", lk->hex);
 	snprintf(ms, sizeof ms, "%d", CLAIM_MS);
 	snprintf(last, sizeof last, "%zu", cache_value_max());
+	char alive[24];
+	snprintf(alive, sizeof alive, "%d", ALIVE_MS);
 	const char *argv[] = {"EVAL", claim_script, "2", vkey, ckey, owner, ms, opt.count ? "1" : "0",
-			      PREFIX "alive:", last};
+			      PREFIX "alive:", last, alive};
 	lk->claiming = true;
-	if (!send_argv(lk, 10, argv, NULL))
+	if (!send_argv(lk, 11, argv, NULL))
 		answer(lk, CACHE_MISS, NULL);
 }
 
@@ -308,21 +333,44 @@ static void on_poll(evutil_socket_t fd, short what, void *arg)
 	claim(lk);
 }
 
-/* A racer has the puzzle: ask again a little later. */
-static void wait_for_claim(struct lookup *lk)
+/* A racer has the puzzle (ours: this racer itself): ask again a little
+ * later. Another racer's claim is waited for as long as the puzzle's
+ * --timeout (then it is out of time: CACHE_TIMEOUT) and CLAIM_WAIT_MS at
+ * most (then it is raced here, beside the claim's owner), whichever is
+ * shorter, counted from the first time another racer had it. */
+static void wait_for_claim(struct lookup *lk, bool ours)
 {
 	if (!lk->waited) {
 		lk->waited = true;
 		rs.waited++;
 	}
+	uint64_t now = now_ns();
 	if (!lk->wait_ns)
-		lk->wait_ns = now_ns();
+		lk->wait_ns = now;
+	double left = -1; /* ms to the end of the wait; -1: none */
+	if (!ours) {
+		if (!lk->other_ns)
+			lk->other_ns = now;
+		bool by_timeout = opt.timeout_s > 0 && opt.timeout_s * 1000 <= CLAIM_WAIT_MS;
+		left = (by_timeout ? opt.timeout_s * 1000 : CLAIM_WAIT_MS) - ms_since(lk->other_ns);
+		if (left <= 0) {
+			if (by_timeout)
+				rs.timed_out++;
+			else
+				rs.cut++;
+			answer(lk, by_timeout ? CACHE_TIMEOUT : CACHE_MISS, NULL);
+			return;
+		}
+	}
 	lk->delay_ms = lk->delay_ms ? lk->delay_ms * 2 : POLL_FIRST_MS;
 	if (lk->delay_ms > POLL_FAST_MS)
 		lk->delay_ms = POLL_FAST_MS;
 	double eighth = ms_since(lk->wait_ns) / 8;
 	if (eighth > lk->delay_ms)
 		lk->delay_ms = eighth < POLL_MAX_MS ? (int)eighth : POLL_MAX_MS;
+	/* asked once more at the end of the wait */
+	if (left >= 0 && lk->delay_ms > left)
+		lk->delay_ms = left < 1 ? 1 : (int)left + 1;
 	struct waiter *w = xcalloc(1, sizeof *w);
 	w->lk = lk;
 	w->ev = evtimer_new(base, on_poll, w);
@@ -341,8 +389,8 @@ static void on_lookup_reply(struct lookup *lk, const redisReply *reply)
 	static struct cache_entry e;
 	char why[GRID_ERR_MAX + 64];
 	if (reply->type == REDIS_REPLY_INTEGER && lk->claiming) {
-		if (reply->integer == 0) {
-			wait_for_claim(lk);
+		if (reply->integer == 0 || reply->integer == 3) {
+			wait_for_claim(lk, reply->integer == 3);
 			return;
 		}
 		rs.claimed++;
@@ -627,8 +675,12 @@ void redis_close(void)
 
 void redis_stats(FILE *f)
 {
-	fprintf(f, "%s: cache: %s: %ld puzzles claimed (%ld from racers gone), %ld waited for a claim%s%s\n",
-		PROGRAM, where, rs.claimed, rs.taken_over, rs.waited, failed ? "; given up: " : "",
+	char cut[160] = "";
+	if (rs.timed_out || rs.cut)
+		snprintf(cut, sizeof cut, " (%ld out of time, %ld raced after %d s)", rs.timed_out, rs.cut,
+			 CLAIM_WAIT_MS / 1000);
+	fprintf(f, "%s: cache: %s: %ld puzzles claimed (%ld from racers gone), %ld waited for a claim%s%s%s\n",
+		PROGRAM, where, rs.claimed, rs.taken_over, rs.waited, cut, failed ? "; given up: " : "",
 		failed ? fail_why : "");
 }
 

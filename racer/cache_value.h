@@ -55,8 +55,10 @@ struct cache_entry {
 };
 
 /* What a look-up found: an entry verified against the puzzle, nothing (or
- * a value of a newer racer's format), or a bad value (dropped). */
-enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD };
+ * a value of a newer racer's format), or a bad value (dropped); or
+ * (CACHE_TIMEOUT, a shared cache only) that the puzzle spent its --timeout
+ * waiting for another racer that is solving it: it is out of time. */
+enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD, CACHE_TIMEOUT };
 
 /* The puzzle's key. */
 void cache_key(const struct grid *puzzle, uint8_t key[CACHE_KEY_LEN]);

@@ -134,7 +134,10 @@ void queue_cached(void *owner, uint64_t seq, enum cache_result r, const struct c
 	if (!pz || pz->state != PZ_LOOKUP || stopped)
 		return;
 	nlookups--;
-	if (!take_cached(pz, r, e, bad)) {
+	if (r == CACHE_TIMEOUT) {
+		/* its --timeout spent waiting for another racer's claim */
+		puzzle_decide(pz, V_TIMEOUT);
+	} else if (!take_cached(pz, r, e, bad)) {
 		puzzle_enter(pz, PZ_WAITING);
 		/* raced in input order, or first when the order has passed it */
 		if (seq < dispatch_seq)

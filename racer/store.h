@@ -15,8 +15,10 @@
 #include "racer/cache_value.h"
 
 /* A look-up answered later: CACHE_HIT (e: the entry, verified against the puzzle),
- * CACHE_MISS, or CACHE_BAD with bad saying why (the entry was dropped). Called
- * from the event loop, never from inside store_lookup. */
+ * CACHE_MISS, CACHE_BAD with bad saying why (the entry was dropped), or
+ * CACHE_TIMEOUT (Redis: the puzzle waited its --timeout for another racer's
+ * claim; it is decided as a timeout, not raced). Called from the event loop,
+ * never from inside store_lookup. */
 typedef void (*store_reply_fn)(void *owner, uint64_t seq, enum cache_result r,
 			       const struct cache_entry *e, const char *bad);
 struct event_base;

@@ -1,9 +1,9 @@
 #!/usr/bin/env bats
 # sudoku-race's shared cache on Redis (--cache redis://..., cache_redis.c),
 # against a real redis-server on a free port of the test's own: hits across
-# racers, claims (no puzzle solved twice), bad entries, a server down,
-# killed or silent, passwords, --cache-required, SUDOKU_RACE_CACHE, bad
-# URLs, the cache commands.
+# racers, claims (no puzzle solved twice, a claim waited for within
+# bounds), bad entries, a server down, killed or silent, passwords,
+# --cache-required, SUDOKU_RACE_CACHE, bad URLs, the cache commands.
 # Skipped when redis-server, redis-cli or the racer's Redis support is
 # missing. Every test checks that nothing is left running.
 
@@ -25,6 +25,7 @@ setup() {
 }
 
 teardown() {
+	stop_alive
 	stop_redis
 	assert_no_leftovers
 }
@@ -68,6 +69,22 @@ stop_redis() {
 		kill "$REDIS_PID" 2>/dev/null || true
 		wait "$REDIS_PID" 2>/dev/null || true
 		REDIS_PID=
+	fi
+}
+
+# A racer OWNER that is alive as racers are: its key set with an expiry of
+# 3 s, renewed every 0.5 s (by redis-cli, ALIVE_PID) until stop_alive.
+keep_alive() {
+	rcli set "sudoku-race:alive:$1" 1 px 3000 >/dev/null
+	redis-cli -p "$PORT" -r -1 -i 0.5 set "sudoku-race:alive:$1" 1 px 3000 </dev/null >/dev/null 2>&1 &
+	ALIVE_PID=$!
+}
+
+stop_alive() {
+	if [ -n "${ALIVE_PID:-}" ]; then
+		kill "$ALIVE_PID" 2>/dev/null || true
+		wait "$ALIVE_PID" 2>/dev/null || true
+		ALIVE_PID=
 	fi
 }
 
@@ -141,14 +158,14 @@ evals_at_least() {
 }
 
 # One puzzle, its entry put aside (the key in K), and a claim on it by
-# "other", a racer running: the test's racer waits.
+# "other", a racer running (keep_alive): the test's racer waits.
 claimed_by_other() {
 	head -n 1 "$DATA/easy9.txt" >"$T/p"
 	sudoku-race --cache "$U" "$T/p" >/dev/null
 	K=$(entry_keys)
 	rcli rename "$K" stash >/dev/null
 	rcli set "sudoku-race:claim:${K#sudoku-race:}" other >/dev/null
-	rcli set sudoku-race:alive:other 1 >/dev/null
+	keep_alive other
 	rcli config resetstat >/dev/null
 }
 
@@ -173,6 +190,7 @@ claimed_by_other() {
 	sudoku-race --cache "$U" --stats --json "$T/p" >"$T/out" 2>"$T/err" &
 	pid=$!
 	evals_at_least 2
+	stop_alive
 	rcli del sudoku-race:alive:other >/dev/null # its key expired: it is gone
 	wait "$pid"
 	[[ $(cat "$T/out") == *'"status":"solved"'*'"cache":false'* ]]
@@ -182,6 +200,67 @@ claimed_by_other() {
 	# its entry is written, and the claim released
 	assert_equal "$(rcli exists "$K")" 1
 	assert_equal "$(rcli exists "sudoku-race:claim:${K#sudoku-race:}")" 0
+}
+
+# --- a claim is waited for within bounds (issue 29) ---
+
+@test "a claim whose owner's key never expires (forged) does not count: taken over at once" {
+	claimed_by_other
+	stop_alive
+	for ttl in none long; do
+		rcli del "$K" >/dev/null
+		rcli set "sudoku-race:claim:${K#sudoku-race:}" other >/dev/null
+		if [ $ttl = none ]; then
+			rcli set sudoku-race:alive:other 1 >/dev/null # no expiry
+		else
+			rcli set sudoku-race:alive:other 1 ex 3600 >/dev/null # longer than a racer's 3 s
+		fi
+		t0=$(date +%s%N)
+		run --separate-stderr sudoku-race --cache "$U" --stats --json "$T/p"
+		ms=$((($(date +%s%N) - t0) / 1000000))
+		assert_success
+		[[ $output == *'"status":"solved"'*'"cache":false'* ]]
+		assert_equal "$(redis_line)" \
+			"sudoku-race: cache: $U: 1 puzzles claimed (1 from racers gone), 0 waited for a claim"
+		echo "$ttl: ${ms} ms"
+		[ "$ms" -lt 5000 ]
+	done
+}
+
+@test "a live claim is waited for no longer than --timeout: the puzzle is a timeout, then" {
+	claimed_by_other
+	t0=$(date +%s%N)
+	run --separate-stderr sudoku-race --cache "$U" --stats --timeout 1 --json "$T/p"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	assert_failure 1
+	[[ $output == *'"status":"timeout","solution":null,"reason":"timeout after 1 s"'*'"cache":false'* ]]
+	assert_equal "$(redis_line)" "sudoku-race: cache: $U: 0 puzzles claimed (0 from racers gone), \
+1 waited for a claim (1 out of time, 0 raced after 10 s)"
+	echo "${ms} ms"
+	[ "$ms" -ge 1000 ] && [ "$ms" -lt 5000 ]
+	# the plain answer line
+	run --separate-stderr sudoku-race --cache "$U" --timeout 0.5 "$T/p"
+	assert_failure 1
+	assert_output "# timeout after 0.5 s"
+	# the claim is still the other racer's, and no entry was written
+	assert_equal "$(rcli get "sudoku-race:claim:${K#sudoku-race:}")" other
+	assert_equal "$(rcli exists "$K")" 0
+}
+
+@test "a live claim is waited for 10 s at most (without --timeout); then the puzzle is raced here too" {
+	claimed_by_other
+	t0=$(date +%s%N)
+	run --separate-stderr sudoku-race --cache "$U" --stats --json "$T/p"
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	assert_success
+	[[ $output == *'"status":"solved"'*'"cache":false'* ]]
+	assert_equal "$(redis_line)" "sudoku-race: cache: $U: 0 puzzles claimed (0 from racers gone), \
+1 waited for a claim (0 out of time, 1 raced after 10 s)"
+	echo "${ms} ms"
+	[ "$ms" -ge 10000 ] && [ "$ms" -lt 20000 ]
+	# its answer is written; the claim stays the other racer's
+	assert_equal "$(rcli exists "$K")" 1
+	assert_equal "$(rcli get "sudoku-race:claim:${K#sudoku-race:}")" other
 }
 
 @test "a bad entry is dropped, and the puzzle raced and stored again" {
