@@ -157,17 +157,22 @@ fi
 cd "$work"
 mkdir -p out
 
-# Each racer's arguments, quoted for the remote shell.
+# Each racer's arguments, quoted for the remote shell; the URL too (a
+# password in it may hold a quote).
 extra=
 for a in "$@"; do
 	extra="$extra '$(printf '%s' "$a" | sed "s/'/'\\\\''/g")'"
 done
+qurl=$(printf '%s' "$url" | sed "s/'/'\\\\''/g")
 
 # Every job runs; its exit status is in the job log (read below).
 # (A block is the racer's standard input: its messages then name no file.)
+# The cache's password, when REDISCLI_AUTH holds it, goes to the hosts in
+# their environment (parallel --env), not on the racers' command lines.
 parallel --will-cite ${hosts:+--sshloginfile "$hosts" --transferfile '{1}' --cleanup} \
+	${REDISCLI_AUTH:+--env REDISCLI_AUTH} \
 	--colsep '\t' -a blocks.tsv --keep-order --joblog joblog $resume --results 'out/{#}' \
-	"$racer --cache '$url' --line-offset {2}$extra < {1}" >/dev/null || true
+	"$racer --cache '$qurl' --line-offset {2}$extra < {1}" >/dev/null || true
 
 # The answers in input order, and each racer's messages.
 status=0

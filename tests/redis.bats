@@ -430,6 +430,19 @@ claims: 0 (racers running: 0)"
 	REDISCLI_AUTH=$PASS run sudoku-race --cache "$U/2" cache clear
 	assert_success
 	assert_output "cache: $U/2: 3 entries cleared"
+	# contrib/many-machines.sh: REDISCLI_AUTH to every racer; a quote in the URL's password
+	echo 2/: >"$T/hosts"
+	cp "$DATA/easy9.txt" "$T/in"
+	REDISCLI_AUTH=$PASS run --separate-stderr "$top_srcdir/contrib/many-machines.sh" -S "$T/hosts" \
+		-c "$U/3?required=1" -n 2 "$T/in"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$(rcli -n 3 dbsize)" 3
+	run --separate-stderr "$top_srcdir/contrib/many-machines.sh" -c "redis://:it's wrong@127.0.0.1:$PORT/3?required=1" \
+		-n 2 "$T/in"
+	assert_failure 2
+	assert_output ""
+	[[ $stderr == *"sudoku-race: cache: redis://:***@127.0.0.1:$PORT/3?required=1: the server refused the password"* ]]
 	# a password that a server without one is given does no harm
 	stop_redis
 	PASS=
