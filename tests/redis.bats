@@ -509,6 +509,14 @@ WRONGPASS invalid username-password pair or user is disabled. (--cache-required)
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	[[ $stderr == *"cannot connect: Connection refused; going on without the cache" ]]
+	# a server that takes the connection and says nothing: 2 s, then the error
+	start_redis
+	kill -STOP "$REDIS_PID"
+	run --separate-stderr sudoku-race --cache "$U" --cache-required "$DATA/easy9.txt"
+	assert_failure 2
+	assert_output ""
+	assert_equal "$stderr" "sudoku-race: cache: $U: no answer for 2 s (--cache-required)"
+	stop_redis
 	# a server that is up: the same run goes on as without the option
 	start_redis
 	run --separate-stderr sudoku-race --cache "$U" --cache-required "$DATA/easy9.txt"
