@@ -51,8 +51,11 @@ Options:
   -S HOSTFILE    the hosts, one a line, as GNU parallel's --sshloginfile
                  ("4/host1" runs 4 racers there, ":" is this machine);
                  default: this machine alone
-  -C, --cache URL  the shared cache, redis://HOST[:PORT][/DB], an address
-                 every host reaches (default: \$SUDOKU_RACE_CACHE)
+  -C, --cache URL  the shared cache, an address every host reaches:
+                 redis://[[USER:]PASSWORD@]HOST[:PORT][/DB][?required=1]
+                 (default: \$SUDOKU_RACE_CACHE); a password in
+                 \$REDISCLI_AUTH goes to the hosts in their environment,
+                 not on the racers' command lines
   -n LINES       lines per block (default 1000)
   -w DIR         the run's folder: blocks, job log, each block's answers
                  (default PUZZLES.run)

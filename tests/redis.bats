@@ -434,11 +434,11 @@ claims: 0 (racers running: 0)"
 	echo 2/: >"$T/hosts"
 	cp "$DATA/easy9.txt" "$T/in"
 	REDISCLI_AUTH=$PASS run --separate-stderr "$top_srcdir/contrib/many-machines.sh" -S "$T/hosts" \
-		-c "$U/3?required=1" -n 2 "$T/in"
+		--cache "$U/3?required=1" -n 2 "$T/in"
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	assert_equal "$(rcli -n 3 dbsize)" 3
-	run --separate-stderr "$top_srcdir/contrib/many-machines.sh" -c "redis://:it's wrong@127.0.0.1:$PORT/3?required=1" \
+	run --separate-stderr "$top_srcdir/contrib/many-machines.sh" --cache "redis://:it's wrong@127.0.0.1:$PORT/3?required=1" \
 		-n 2 "$T/in"
 	assert_failure 2
 	assert_output ""
