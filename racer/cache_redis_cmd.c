@@ -16,6 +16,7 @@
 
 #include "racer.h"
 #include "racer/cache_redis.h"
+#include "racer/jsonw.h"
 
 #define DEFAULT_PORT 6379
 #define PREFIX "sudoku-race:"
@@ -362,11 +363,29 @@ int redis_command(const char *url, int argc, char **argv)
 	redisFree(c);
 	if (rc < 0)
 		return 2;
-	if (clear)
+	if (clear) {
 		printf("cache: %s: %ld entries cleared\n", shown, entries);
-	else
+	} else if (opt.json) {
+		/* the keys of an LMDB store's that a server has too */
+		struct jsonw w = {0};
+		jsonw_begin(&w, '{');
+		jsonw_key(&w, "cache");
+		jsonw_str(&w, shown);
+		jsonw_key(&w, "exists");
+		jsonw_bool(&w, true);
+		jsonw_key(&w, "entries");
+		jsonw_long(&w, entries);
+		jsonw_key(&w, "claims");
+		jsonw_long(&w, claims);
+		jsonw_key(&w, "racers");
+		jsonw_long(&w, alive);
+		jsonw_end(&w, '}');
+		jsonw_flush(&w, stdout);
+		jsonw_free(&w);
+	} else {
 		printf("cache: %s\nentries: %ld\nclaims: %ld (racers running: %ld)\n", shown, entries, claims,
 		       alive);
+	}
 	return 0;
 }
 

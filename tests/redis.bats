@@ -535,6 +535,9 @@ WRONGPASS invalid username-password pair or user is disabled. (--cache-required)
 	assert_output "cache: $U
 entries: 3
 claims: 0 (racers running: 0)"
+	run sudoku-race --cache "$U" --json cache stats
+	assert_success
+	assert_output "{\"cache\":\"$U\",\"exists\":true,\"entries\":3,\"claims\":0,\"racers\":0}"
 	run sudoku-race --cache "$U" cache clear
 	assert_success
 	assert_output "cache: $U: 3 entries cleared"
