@@ -10,13 +10,7 @@
 #include <stdio.h>
 
 #include "racer/cache_value.h"
-#include "racer/store.h"
-
-/* --cache-size: the default, and the least it may be */
-#define CACHE_SIZE_DEFAULT ((size_t)1 << 30)
-#define CACHE_SIZE_MIN ((size_t)256 << 10)
-
-/* cache_default_dir, cache_parse_size: store.h */
+#include "racer/cache_where.h"
 
 /* Opens the store in dir (creating the directory, mode 0700), at most
  * opt.cache_size bytes, its helper processes started: blocks until the

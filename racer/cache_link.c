@@ -31,7 +31,7 @@ static void on_exit_status(void *owner, int wstatus)
 	l->status = wstatus;
 }
 
-bool link_start(struct link *l, int (*main)(void *), void *arg, int *arg_fd)
+bool link_start(struct link *l, int (*run)(void *), void *arg, int *arg_fd)
 {
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
@@ -39,7 +39,7 @@ bool link_start(struct link *l, int (*main)(void *), void *arg, int *arg_fd)
 	*arg_fd = sv[1];
 	l->exited = false;
 	l->status = 0;
-	l->pid = spawn_helper(main, arg, sv[1], on_exit_status, l);
+	l->pid = spawn_helper(run, arg, sv[1], on_exit_status, l);
 	int err = errno;
 	close(sv[1]);
 	if (l->pid < 0) {

@@ -31,9 +31,9 @@ struct link {
 	int status;
 };
 
-/* Forks the helper main(arg) with a socket to it; *arg_fd is set to the
+/* Forks the helper run(arg) with a socket to it; *arg_fd is set to the
  * helper's end first. False (errno) when it cannot. */
-bool link_start(struct link *l, int (*main)(void *), void *arg, int *arg_fd);
+bool link_start(struct link *l, int (*run)(void *), void *arg, int *arg_fd);
 bool link_alive(const struct link *l);
 /* In base's loop from here on: its socket does not block, its messages
  * come through on_message as they arrive. */

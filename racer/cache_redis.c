@@ -66,7 +66,8 @@
 #include "racer.h"
 #include "racer/cache_redis.h"
 #include "racer/stats.h"
-#include "racer/store.h"
+#include "racer/cache_where.h"
+#include "racer/store_reply.h"
 
 #define PREFIX "sudoku-race:"
 

@@ -43,7 +43,7 @@
  * (poll says POLLERR or POLLHUP once its other end is closed). */
 #define STDOUT_WATCH_MS 100
 
-static struct event_base *base;
+static struct event_base *loop;
 static struct event *sig_int, *sig_term, *tick_ev, *stdout_watch;
 static int exit_signal;      /* SIGINT or SIGTERM that ended the run */
 static bool finishing;       /* the end has begun */
@@ -57,7 +57,7 @@ static bool tick_due;
 static void end_loop(void)
 {
 	loop_exit = true; /* a loopbreak before the loop runs would be forgotten */
-	event_base_loopbreak(base);
+	event_base_loopbreak(loop);
 }
 
 static void finish(void)
@@ -181,7 +181,7 @@ static void watch_stdout(void)
 	struct stat st;
 	if (fstat(STDOUT_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
 		return;
-	stdout_watch = event_new(base, -1, EV_PERSIST, stdout_watch_cb, NULL);
+	stdout_watch = event_new(loop, -1, EV_PERSIST, stdout_watch_cb, NULL);
 	struct timeval tv = {0, STDOUT_WATCH_MS * 1000};
 	if (!stdout_watch || event_add(stdout_watch, &tv) < 0)
 		die("cannot watch standard output");
@@ -189,8 +189,8 @@ static void watch_stdout(void)
 
 static void setup_signals(void)
 {
-	sig_int = evsignal_new(base, SIGINT, on_signal, NULL);
-	sig_term = evsignal_new(base, SIGTERM, on_signal, NULL);
+	sig_int = evsignal_new(loop, SIGINT, on_signal, NULL);
+	sig_term = evsignal_new(loop, SIGTERM, on_signal, NULL);
 	if (!sig_int || !sig_term || evsignal_add(sig_int, NULL) < 0 || evsignal_add(sig_term, NULL) < 0)
 		die("cannot set up signal handling");
 }
@@ -214,14 +214,14 @@ static int list_workers(void)
 {
 	workers_setup_listing();
 	stats_init(nspecs);
-	pool_init(base, 1, NULL, NULL);
+	pool_init(loop, 1, NULL, NULL);
 	setup_signals();
-	struct event *probe = event_new(base, -1, EV_PERSIST, on_probe_tick, NULL);
+	struct event *probe = event_new(loop, -1, EV_PERSIST, on_probe_tick, NULL);
 	struct timeval tv = {0, 10000};
 	event_add(probe, &tv);
 	pool_start_all();
 	if (!loop_exit)
-		event_base_dispatch(base);
+		event_base_dispatch(loop);
 	event_free(probe);
 	workers_print_listing();
 	pool_free();
@@ -229,7 +229,7 @@ static int list_workers(void)
 	workers_free();
 	stats_free();
 	children_free();
-	event_base_free(base);
+	event_base_free(loop);
 	return exit_signal ? 128 + exit_signal : 0;
 }
 
@@ -254,34 +254,34 @@ int main(int argc, char **argv)
 	struct event_config *cfg = event_config_new();
 	if (!cfg || event_config_set_max_dispatch_interval(cfg, NULL, 8, 0) < 0)
 		die("cannot create the event loop");
-	base = event_base_new_with_config(cfg);
+	loop = event_base_new_with_config(cfg);
 	event_config_free(cfg);
-	if (!base)
+	if (!loop)
 		die("cannot create the event loop");
-	children_init(base);
+	children_init(loop);
 	if (opt.command == CMD_LIST_WORKERS)
 		return list_workers();
 
 	uint64_t start_ns = now_ns();
-	if (!(tick_ev = event_new(base, -1, 0, tick_cb, NULL)))
+	if (!(tick_ev = event_new(loop, -1, 0, tick_cb, NULL)))
 		die("out of memory");
-	workers_setup(base);
+	workers_setup(loop);
 	stats_init(nspecs);
-	store_open(base, queue_cached, NULL);
+	store_open(loop, queue_cached, NULL);
 	store_on_drained(input_resume);
 	schedule_init();
-	pool_init(base, opt.jobs ? opt.jobs : default_jobs(), &race_pool_events, NULL);
-	race_init(base, &race_hooks);
-	output_init(base, &output_hooks);
-	progress_init(base);
+	pool_init(loop, opt.jobs ? opt.jobs : default_jobs(), &race_pool_events, NULL);
+	race_init(loop, &race_hooks);
+	output_init(loop, &output_hooks);
+	progress_init(loop);
 	race_set_progress_ms(progress_interval_ms());
 	setup_signals();
 	watch_stdout();
-	input_init(base, opt.args, opt.nargs, &input_hooks);
+	input_init(loop, opt.args, opt.nargs, &input_hooks);
 	input_start();
 	wake();
 	if (!loop_exit)
-		event_base_dispatch(base);
+		event_base_dispatch(loop);
 
 	store_finish();
 	output_flush_all();
@@ -307,6 +307,6 @@ int main(int argc, char **argv)
 	workers_free();
 	stats_free();
 	children_free();
-	event_base_free(base);
+	event_base_free(loop);
 	return status;
 }

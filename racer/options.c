@@ -12,7 +12,7 @@
 #include "lib/number.h"
 #include "racer/cache_redis.h"
 #include "racer/options.h"
-#include "racer/store.h"
+#include "racer/cache_where.h"
 #include "racer/util.h"
 #include "racer/workers.h"
 

@@ -9,7 +9,8 @@
 #include "racer/options.h"
 #include "racer/spawn.h"
 #include "racer/stats.h"
-#include "racer/store.h"
+#include "racer/cache_where.h"
+#include "racer/store_reply.h"
 #include "racer/util.h"
 #include "racer/workers.h"
 

@@ -13,15 +13,10 @@
 
 #include "lib/grid.h"
 #include "racer/cache_value.h"
+#include "racer/cache_where.h"
 
-/* A look-up answered later: CACHE_HIT (e: the entry, verified against the puzzle),
- * CACHE_MISS, CACHE_BAD with bad saying why (the entry was dropped), or
- * CACHE_TIMEOUT (Redis: the puzzle waited its --timeout for another racer's
- * claim; it is decided as a timeout, not raced). Called from the event loop,
- * never from inside store_lookup. */
-typedef void (*store_reply_fn)(void *owner, uint64_t seq, enum cache_result r,
-			       const struct cache_entry *e, const char *bad);
-struct event_base;
+#include "racer/store_reply.h"
+
 /* Opens what the options name; on failure one warning, and no cache (with
  * --cache-required: an error, exit 2). */
 void store_open(struct event_base *loop, store_reply_fn fn, void *owner);
@@ -40,26 +35,5 @@ void store_finish(void);  /* after the loop: what was written reaches the store 
 void store_close(void);
 void store_stats(FILE *f);
 int store_command(int argc, char **argv);
-
-/* --- where the cache lives: for the options and the commands --- */
-
-/* Is this cache location a redis:// URL rather than a directory? */
-bool store_is_url(const char *where);
-/* Is it a URL of any scheme (SCHEME://...)? The scheme into scheme. */
-bool store_url_scheme(const char *where, char *scheme, size_t schemesz);
-/* The cache directory when --cache names none (XDG). NULL when there is no
- * home to put it in. */
-const char *cache_default_dir(void);
-/* --cache-size: bytes, or with K, M, G, T (powers of 1024; KiB, KB also). */
-int cache_parse_size(const char *s, size_t *bytes);
-
-/* --- for the stores: their answers, through the function store_open was
- * given --- */
-
-void store_reply(uint64_t seq, enum cache_result r, const struct cache_entry *e, const char *bad);
-/* The same from the event loop's next turn: for an answer found inside a
- * call of the race's (a look-up that cannot be asked, a store that went
- * meanwhile). e and bad are copied. */
-void store_reply_later(uint64_t seq, enum cache_result r, const struct cache_entry *e, const char *bad);
 
 #endif
