@@ -2,30 +2,13 @@
  * standard input to one answer line per puzzle), protocol mode (PROTOCOL.md),
  * options, clocks, progress, counting. The algorithm is the one object file
  * linked beside the driver's (worker_algorithm, see worker.h); driver.h
- * lists the driver's files. This one: main, the options' values, the device. */
+ * lists the driver's files. This one: main, which picks the mode. */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
 #include "driver.h"
-
-struct driver_options opt = {.count_limit = 1, .progress_ms = 250};
-
-struct worker_init device = {.device = "cpu"};
-
-int batch_threads(int max)
-{
-	int n = device.batches < 1 ? 2 : device.batches;
-	return n < max ? n : max;
-}
-
-/* Whether this worker takes grids of box size box (the device may take
- * fewer than the algorithm). */
-bool size_supported(int box)
-{
-	return box >= ALGO.min_box && box <= ALGO.max_box && box <= device.max_box;
-}
 
 int main(int argc, char **argv)
 {

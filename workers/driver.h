@@ -1,11 +1,13 @@
 /* The worker driver's own parts, shared between its files (not the
  * algorithms' interface: that is worker.h):
  *
- *   driver.c          main, the options' values, the device
+ *   driver.c          main: picks the mode
+ *   driver_config.c   the options' values, the device
  *   driver_options.c  the command line and --help
  *   driver_context.c  the algorithm's side of worker.h: stop checks,
  *                     progress, counting, seeds, stages' times
- *   driver_protocol.c protocol mode (PROTOCOL.md) and its output
+ *   driver_protocol.c protocol mode (PROTOCOL.md)
+ *   driver_out.c      protocol mode's output: whole lines, answers in runs
  *   driver_filter.c   filter mode, one puzzle at a time, and the verdicts
  *   driver_pipeline.c filter mode for algorithms that solve batches */
 #ifndef SUDOKU_DRIVER_H
@@ -62,7 +64,7 @@ struct driver_options {
 	bool json; /* filter mode: a JSON object per puzzle */
 };
 
-/* driver.c */
+/* driver_config.c */
 extern struct driver_options opt;
 extern struct worker_init device;
 bool size_supported(int box);
@@ -99,12 +101,14 @@ struct batch_results {
 struct solve_result **batch_results(struct batch_results *br, const struct grid *const *puzzles, int n);
 void batch_results_free(struct batch_results *br);
 
-/* driver_protocol.c */
+/* driver_out.c */
 extern pthread_mutex_t out_lock;
 extern atomic_bool answers_waiting;
 void flush_answers(void);
 /* A line from the codec (msg_write_*'s length); later: a final answer. */
 void send_msg(const char *line, int len, bool later);
+
+/* driver_protocol.c */
 int protocol_main(void);
 
 /* driver_filter.c */

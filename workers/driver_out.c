@@ -1,0 +1,83 @@
+/* Protocol mode's output: whole lines to standard output, shared by the
+ * protocol loop (driver_protocol.c) and the algorithms' progress lines
+ * (driver_context.c). */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "driver.h"
+
+pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Answers waiting in the buffer below (see send_answer). */
+atomic_bool answers_waiting;
+
+/* Protocol mode: whole lines to standard output, never split between two
+ * writers. Final answers may wait in a buffer while more puzzles are queued
+ * (one write, and one wake-up of the racer, for a run of easy puzzles); it
+ * is written out before the solver waits for work, when it grows large, and
+ * before any other line (progress, cancel acknowledgements, pong). */
+static char answers[32768];
+static size_t answers_len;
+
+static void write_all(const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t k = write(STDOUT_FILENO, buf, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			/* the racer is gone: nobody wants our answers */
+			_exit(0);
+		}
+		buf += k;
+		n -= (size_t)k;
+	}
+}
+
+/* Called with out_lock held. */
+static void flush_answers_locked(void)
+{
+	if (answers_len)
+		write_all(answers, answers_len);
+	answers_len = 0;
+	atomic_store_explicit(&answers_waiting, false, memory_order_relaxed);
+}
+
+void flush_answers(void)
+{
+	pthread_mutex_lock(&out_lock);
+	flush_answers_locked();
+	pthread_mutex_unlock(&out_lock);
+}
+
+static void send_buf(const char *buf, size_t n, bool later)
+{
+	pthread_mutex_lock(&out_lock);
+	if (later && n <= sizeof answers) {
+		if (answers_len + n > sizeof answers)
+			flush_answers_locked();
+		memcpy(answers + answers_len, buf, n);
+		answers_len += n;
+		atomic_store_explicit(&answers_waiting, true, memory_order_relaxed);
+	} else {
+		flush_answers_locked();
+		write_all(buf, n);
+	}
+	pthread_mutex_unlock(&out_lock);
+}
+
+/* A line written by the codec (msg_write_*: its length, -1 when it did not
+ * fit, which the line limit rules out); later: a final answer, which may
+ * wait in the buffer (see above). */
+void send_msg(const char *line, int len, bool later)
+{
+	if (len > 0)
+		send_buf(line, (size_t)len, later);
+}
