@@ -1,7 +1,7 @@
 #!/bin/sh
 # sudoku-race-many (contrib/many-machines.sh in the source tree): one batch
-# of puzzles over many machines that share one Redis cache (README "Many
-# machines", contrib/parallel/README.md). GNU parallel runs a racer per block
+# of puzzles over many machines that share one Redis cache (docs/cache.md,
+# contrib/parallel/README.md). GNU parallel runs a racer per block
 # of the input on the hosts of an --sshloginfile, every racer on the same
 # --cache redis://..., so that no puzzle is solved twice, and the answers come
 # out in input order, with the input's own line numbers in '#' lines and

@@ -1,7 +1,7 @@
 /* The answer lines users see: one codec for sudoku-race's output
  * (racer/output.c) and a worker's filter mode (workers/driver_filter.c),
  * and the reader of those lines (sudoku-race cache import). The only
- * writer of the '#' lines and of the --json keys (README, "--json").
+ * writer of the '#' lines and of the --json keys (docs/json.md).
  *
  * One line per puzzle: the solution in the puzzle's own notation, or a line
  * starting with '#' that says why there is none (DESIGN.md, "Puzzle
@@ -118,7 +118,7 @@ const char *answer_status(enum answer_kind kind);
  * ran out. */
 int answer_write_text(struct answer_buf *o, const struct answer *a, bool pretty);
 /* Appends the answer's JSON object on one line, LF included: the keys in
- * README's order. Returns 0, or -1 when memory ran out. */
+ * docs/json.md's order. Returns 0, or -1 when memory ran out. */
 int answer_write_json(struct answer_buf *o, const struct answer *a);
 /* Appends s as a JSON string: quoted, escaped, valid UTF-8. */
 int answer_write_json_string(struct answer_buf *o, const char *s);

@@ -1,5 +1,5 @@
-/* The shared result cache on Redis, for racers on many machines (README
- * "Many machines"), through hiredis's asynchronous API on the racer's
+/* The shared result cache on Redis, for racers on many machines (docs/cache.md,
+ * contrib/parallel/README.md), through hiredis's asynchronous API on the racer's
  * libevent loop: nothing here waits for the server.
  *
  * Keys, in the URL's database (HEX: the 32 hex digits of the puzzle's

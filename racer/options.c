@@ -207,7 +207,7 @@ static void check_cache_location(void)
 		usage_error("%s: '%s': the scheme '%s' is not supported: a cache is a directory or a "
 			    "redis:// URL%s",
 			    from, shown, scheme,
-			    strcasecmp(scheme, "rediss") == 0 ? " (for TLS, a tunnel: see README)" : "");
+			    strcasecmp(scheme, "rediss") == 0 ? " (for TLS, a tunnel: see docs/cache.md)" : "");
 	struct redis_url u;
 	if (redis_url_parse(opt.cache_dir, &u, err, sizeof err) < 0)
 		usage_error("%s: '%s': %s", from, shown, err);

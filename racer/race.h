@@ -1,4 +1,4 @@
-/* The races (README "The schedule"). The puzzles come from the queue
+/* The races (docs/racer.md, "The schedule"). The puzzles come from the queue
  * (queue.h) in input order, those taken back first, and are raced in
  * stages: first by the
  * presolver of their size alone (stage.h), then by the rest of the

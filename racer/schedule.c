@@ -1,4 +1,4 @@
-/* The staged race's policy (README "The schedule"): which entry gets a
+/* The staged race's policy (docs/racer.md, "The schedule"): which entry gets a
  * puzzle first and alone (the presolver of its size), and for how long
  * before the rest of the portfolio joins (the budget). The budget is
  * learned from the run's own presolver times per size: a high quantile of

@@ -1,4 +1,4 @@
-/* The staged race's policy (README "The schedule"): which entry gets a
+/* The staged race's policy (docs/racer.md, "The schedule"): which entry gets a
  * puzzle first and alone (the presolver of its size), for how long before
  * the rest of the portfolio joins (the budget, learned from the run's own
  * solve times), which entries keep joining the escalations, and which one

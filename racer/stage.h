@@ -1,4 +1,4 @@
-/* The first stage of a race and the way out of it (README "The schedule";
+/* The first stage of a race and the way out of it (docs/racer.md, "The schedule";
  * schedule.c sets the budget): a puzzle goes to its presolver alone,
  * pipelined on the least busy of its processes, filled a run at a time;
  * the GPU worker takes batches of a deep queue; when the presolver has

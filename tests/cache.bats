@@ -603,7 +603,7 @@ fill_fs() { # the rest of $T/fs taken
 		assert_failure 2
 	done
 	run --separate-stderr sudoku-race --cache rediss://host "$DATA/easy9.txt"
-	[[ $stderr == *"redis:// URL (for TLS, a tunnel: see README)"* ]]
+	[[ $stderr == *"redis:// URL (for TLS, a tunnel: see docs/cache.md)"* ]]
 	# a password is not shown
 	run --separate-stderr sudoku-race --cache rediss://:secret@host "$DATA/easy9.txt"
 	assert_failure 2

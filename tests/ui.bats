@@ -293,7 +293,7 @@ keys() {
 		print "$o->{status}: ", join(",", @k), "\n"' "$1"
 }
 
-@test "--json: the keys README documents, per status" {
+@test "--json: the keys docs/json.md documents, per status" {
 	{
 		head -n 1 "$DATA/easy9.txt"                                # solved
 		sed -n 3p "$top_srcdir/puzzles/examples.txt"                 # multiple (--count)

@@ -250,7 +250,7 @@ static void test_json(void)
 	       "\"reason\":null,\"unique\":null,\"winner\":\"cp\",\"worker_ms\":0.050,\"ms\":0.300,\"cache\":false,"
 	       "\"stage\":\"presolver\",\"workers\":[{\"worker\":\"cp\",\"outcome\":\"won\",\"ms\":0.050},"
 	       "{\"worker\":\"dlx#2\",\"outcome\":\"cancelled\"}]}\n",
-	       "the racer's keys, in README's order");
+	       "the racer's keys, in docs/json.md's order");
 	const struct answer_race counted = {.counted = true, .confirmed = true, .provers = "cp+dlx", .stage = "all"};
 	a.race = &counted;
 	a.count = 1;
