@@ -46,14 +46,20 @@ void warn(const char *fmt, ...)
 	fprintf(stderr, "%s: %s\n", program, buf);
 }
 
+/* "program: message" on standard error, unbuffered as it is. */
+static void say(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", program);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 void die(const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: ", program);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(2);
 }
 
@@ -92,11 +98,9 @@ char *xstrdup(const char *s)
 void usage_error(const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "%s: ", program);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	say(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	usage_try_help();
 }
 

@@ -305,14 +305,21 @@ static bool is_space(int c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
+/* Past the blanks and commas between numbers. */
+static const char *skip_separators(const char *p, const char *end)
+{
+	while (p < end && (is_space(*p) || *p == ','))
+		p++;
+	return p;
+}
+
 /* True when the text is made only of integers separated by blanks or commas. */
 bool grid_all_numbers(const char *s, const char *end, long *count)
 {
 	long k = 0;
 	const char *p = s;
 	while (p < end) {
-		while (p < end && (is_space(*p) || *p == ','))
-			p++;
+		p = skip_separators(p, end);
 		if (p == end)
 			break;
 		long v;
@@ -339,8 +346,7 @@ int grid_parse_numbers(const char *s, size_t n, int box, struct grid *g, struct 
 	nt->lower = false;
 	nt->minus_one = false;
 	while (p < end) {
-		while (p < end && (is_space(*p) || *p == ','))
-			p++;
+		p = skip_separators(p, end);
 		if (p == end)
 			break;
 		long v;

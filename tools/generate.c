@@ -16,9 +16,9 @@
 #include "fullgrid.h"
 #include "generator.h"
 #include "instance.h"
+#include "lib/common.h"
 #include "lib/grid.h"
 
-static const char *program = "sudoku-generate";
 
 static const char *const symmetry_names[SYM_COUNT] = {
 	"none", "rotate180", "rotate90", "mirror", "flip", "diagonal", "random",
@@ -65,18 +65,6 @@ static void usage(FILE *to)
 		"Exit status: 0 when every puzzle was written, 1 when a difficulty was not met\n"
 		"within the attempts, 2 for usage or system errors.\n",
 		program);
-}
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-	fprintf(stderr, "%s: ", program);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(2);
 }
 
 static double decimal(const char *name, const char *s, double min, double max)
@@ -172,6 +160,7 @@ static int unique_puzzles(const struct generator_request *rq, long number, unsig
 
 int main(int argc, char **argv)
 {
+	common_set_program("sudoku-generate");
 	struct generator_request rq = {
 		.box = 3, .symmetry = SYM_NONE, .level = LEVEL_NONE, .attempts = 1000,
 	};

@@ -15,12 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/common.h"
+#include "lib/files.h"
 #include "lib/puzzle_stream.h"
 #include "rater.h"
 #include "solver.h"
 #include "workers/line_reader.h"
 
-static const char *program = "sudoku-rate";
 
 static struct {
 	bool json;
@@ -232,9 +233,11 @@ static void take(enum stream_event ev, const struct stream_item *item)
 		rate_one(item);
 }
 
-/* Rates the puzzles of one input; -1 on a read error. */
-static int rate_input(int fd)
+/* Rates the puzzles of one input (name NULL: standard input); -1 on a
+ * read error. */
+static int rate_input(int fd, const char *name)
 {
+	input_name = name;
 	struct line_reader lr;
 	static struct puzzle_stream ps;
 	static struct stream_item item;
@@ -276,6 +279,7 @@ static int rate_input(int fd)
 
 int main(int argc, char **argv)
 {
+	common_set_program("sudoku-rate");
 	enum { OPT_JSON = 256, OPT_MAX_GUESSES };
 	static const struct option longs[] = {
 		{"json", no_argument, NULL, OPT_JSON},
@@ -312,29 +316,8 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	int status = 0;
-	if (optind >= argc && rate_input(STDIN_FILENO) < 0)
-		status = 2;
-	for (int i = optind; i < argc; i++) {
-		int fd = STDIN_FILENO;
-		input_name = NULL;
-		if (strcmp(argv[i], "-") != 0) {
-			fd = open(argv[i], O_RDONLY | O_CLOEXEC);
-			if (fd < 0) {
-				fprintf(stderr, "%s: %s: %s\n", program, argv[i], strerror(errno));
-				status = 2;
-				continue;
-			}
-			input_name = argv[i];
-		}
-		if (rate_input(fd) < 0)
-			status = 2;
-		if (fd != STDIN_FILENO)
-			close(fd);
-	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
+	int status = files_read_each(argc, argv, optind, rate_input);
+	if (files_finish_stdout() != 0)
 		return 2;
-	}
 	return status ? status : exit_status;
 }

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "rater.h"
+#include "workers/propagate.h"
 
 static const char *const technique_names[TECH_COUNT] = {
 	[TECH_NAKED_SINGLE] = "naked single", [TECH_HIDDEN_SINGLE] = "hidden single",
@@ -129,19 +130,6 @@ static void state_copy(struct state *dst, const struct state *src)
 	memcpy(dst->cand, src->cand, (size_t)src->cells * (sizeof *src->cand + sizeof *src->value));
 }
 
-static inline int popcount(uint64_t x)
-{
-#ifdef __POPCNT__
-	return __builtin_popcountll(x);
-#else
-	/* without the instruction the builtin is a call into libgcc */
-	x -= (x >> 1) & 0x5555555555555555ULL;
-	x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-	x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-	return (int)((x * 0x0101010101010101ULL) >> 56);
-#endif
-}
-
 static inline uint64_t bit_of(int v)
 {
 	return 1ULL << (v - 1);
@@ -229,7 +217,7 @@ static long naked_singles(struct state *s)
 {
 	long n = 0;
 	for (int c = 0; c < s->cells && !s->broken; c++)
-		if (!s->value[c] && popcount(s->cand[c]) == 1) {
+		if (!s->value[c] && cp_popcount(s->cand[c]) == 1) {
 			place(s, c, __builtin_ctzll(s->cand[c]) + 1);
 			n++;
 		}
@@ -330,11 +318,11 @@ static long pointing(struct state *s)
 		int u = 2 * s->side + b;
 		for (int v = 0; v < s->side; v++) {
 			uint64_t rows = where.box_lines[b][v], cols = where.box_lines[s->side + b][v];
-			if (popcount(rows) == 1 &&
+			if (cp_popcount(rows) == 1 &&
 			    (where.line_boxes[__builtin_ctzll(rows)][v] & ~(1ULL << b)) &&
 			    clear_outside(s, __builtin_ctzll(rows), u, v + 1))
 				return 1;
-			if (popcount(cols) == 1 &&
+			if (cp_popcount(cols) == 1 &&
 			    (where.line_boxes[s->side + __builtin_ctzll(cols)][v] & ~(1ULL << b)) &&
 			    clear_outside(s, s->side + __builtin_ctzll(cols), u, v + 1))
 				return 1;
@@ -353,7 +341,7 @@ static long claiming(struct state *s)
 		int line = row ? u : u - s->side;
 		for (int v = 0; v < s->side; v++) {
 			uint64_t boxes = where.line_boxes[u][v];
-			if (popcount(boxes) != 1)
+			if (cp_popcount(boxes) != 1)
 				continue;
 			int b = __builtin_ctzll(boxes);
 			uint64_t lines = where.box_lines[row ? b : s->side + b][v];
@@ -382,10 +370,10 @@ static bool each_subset(struct state *s, struct subset *sub, int start, int dept
 			subset_act *act, void *arg)
 {
 	if (depth == sub->k)
-		return popcount(u) == sub->k && act(s, sub, u, arg);
+		return cp_popcount(u) == sub->k && act(s, sub, u, arg);
 	for (int i = start; i <= sub->n - (sub->k - depth); i++) {
 		uint64_t nu = u | sub->mask[i];
-		if (popcount(nu) > sub->k)
+		if (cp_popcount(nu) > sub->k)
 			continue;
 		sub->chosen[depth] = i;
 		if (each_subset(s, sub, i + 1, depth + 1, nu, act, arg))
@@ -425,7 +413,7 @@ static long naked_subset(struct state *s, int k)
 			if (s->value[p])
 				continue;
 			open++;
-			int n = popcount(s->cand[p]);
+			int n = cp_popcount(s->cand[p]);
 			if (n >= 2 && n <= k) {
 				mask[sub.n] = s->cand[p];
 				member[sub.n++] = p;
@@ -467,7 +455,7 @@ static long hidden_subset(struct state *s, int k)
 		}
 		struct subset sub = {.mask = mask, .member = member, .k = k};
 		for (int v = 0; v < s->side; v++) {
-			int n = popcount(places[v]);
+			int n = cp_popcount(places[v]);
 			if (n >= 2 && n <= k) {
 				mask[sub.n] = places[v];
 				member[sub.n++] = v + 1;
@@ -539,7 +527,7 @@ static long fish(struct state *s, int k)
 			for (int line = 0; line < s->side; line++) {
 				int at = by_rows ? line : s->side + line;
 				uint64_t m = places[v - 1][at];
-				int n = popcount(m);
+				int n = cp_popcount(m);
 				if (!(placed[at] & bit_of(v)) && n >= 2 && n <= k) {
 					mask[sub.n] = m;
 					member[sub.n++] = line;
@@ -560,15 +548,15 @@ static long xy_wing(struct state *s)
 	int pincers[3 * GRID_MAX_SIDE];
 	for (int c = 0; c < s->cells; c++) {
 		uint64_t xy = s->cand[c];
-		if (s->value[c] || popcount(xy) != 2)
+		if (s->value[c] || cp_popcount(xy) != 2)
 			continue;
 		int n = 0;
 		const int units[3] = {row_of(s, c), s->side + col_of(s, c), 2 * s->side + box_of(s, c)};
 		for (int k = 0; k < 3; k++)
 			for (int i = 0; i < s->side; i++) {
 				int p = unit_cells[units[k]][i];
-				if (p == c || s->value[p] || popcount(s->cand[p]) != 2 ||
-				    popcount(s->cand[p] & xy) != 1)
+				if (p == c || s->value[p] || cp_popcount(s->cand[p]) != 2 ||
+				    cp_popcount(s->cand[p] & xy) != 1)
 					continue;
 				int j;
 				for (j = 0; j < n && pincers[j] != p; j++)
@@ -580,7 +568,7 @@ static long xy_wing(struct state *s)
 			for (int b = a + 1; b < n; b++) {
 				uint64_t ca = s->cand[pincers[a]], cb = s->cand[pincers[b]];
 				uint64_t z = ca & cb;
-				if ((ca & xy) == (cb & xy) || popcount(z) != 1 || (z & xy))
+				if ((ca & xy) == (cb & xy) || cp_popcount(z) != 1 || (z & xy))
 					continue;
 				bool any = false;
 				for (int p = 0; p < s->cells; p++)
@@ -703,7 +691,7 @@ static int choose_cell(const struct state *s, struct state *trial)
 	int first = -1, tried = 0;
 	for (int n = 2; n <= s->side && tried < 16; n++)
 		for (int c = 0; c < s->cells && tried < 16; c++) {
-			if (s->value[c] || popcount(s->cand[c]) != n)
+			if (s->value[c] || cp_popcount(s->cand[c]) != n)
 				continue;
 			if (first < 0)
 				first = c;

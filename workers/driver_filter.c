@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "line_reader.h"
+#include "lib/files.h"
 #include "lib/puzzle_stream.h"
 #include "driver.h"
 
@@ -238,8 +239,11 @@ static void take_item(enum stream_event ev, struct stream_item *item)
 	}
 }
 
-static int filter_input(int fd)
+/* Answers the puzzles of one input (name NULL: standard input); -1 on a
+ * read error. */
+static int filter_input(int fd, const char *name)
 {
+	input_name = name;
 	struct line_reader lr;
 	struct puzzle_stream ps;
 	struct stream_item *item = xrealloc(NULL, sizeof *item);
@@ -304,35 +308,9 @@ int filter_main(int argc, char **argv, int first)
 		return 2;
 	}
 	run = xrealloc(NULL, (size_t)opt.batch * sizeof *run); /* a call's: opt.batch at most */
-	int status = 0;
-	if (first >= argc) {
-		input_name = NULL;
-		if (filter_input(STDIN_FILENO) < 0)
-			status = 2;
-	}
-	for (int i = first; i < argc; i++) {
-		int fd;
-		if (strcmp(argv[i], "-") == 0) {
-			fd = STDIN_FILENO;
-			input_name = NULL;
-		} else {
-			fd = open(argv[i], O_RDONLY | O_CLOEXEC);
-			if (fd < 0) {
-				fprintf(stderr, "%s: %s: %s\n", program, argv[i], strerror(errno));
-				status = 2;
-				continue;
-			}
-			input_name = argv[i];
-		}
-		if (filter_input(fd) < 0)
-			status = 2;
-		if (fd != STDIN_FILENO)
-			close(fd);
-	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
-		return 2;
-	}
+	int status = files_read_each(argc, argv, first, filter_input);
+	if (files_finish_stdout() != 0)
+		status = 2;
 	free(pending);
 	free(run);
 	return status ? status : exit_status;

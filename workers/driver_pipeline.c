@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "line_reader.h"
+#include "lib/files.h"
 #include "lib/puzzle_stream.h"
 #include "driver.h"
 
@@ -673,26 +674,7 @@ int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
 		fprintf(stderr, "%s: cannot start a thread\n", program);
 		return 2;
 	}
-	int status = 0;
-	if (first >= argc && pl_read_input(STDIN_FILENO, NULL) < 0)
-		status = 2;
-	for (int i = first; i < argc; i++) {
-		int fd = STDIN_FILENO;
-		const char *name = NULL;
-		if (strcmp(argv[i], "-") != 0) {
-			fd = open(argv[i], O_RDONLY | O_CLOEXEC);
-			if (fd < 0) {
-				fprintf(stderr, "%s: %s: %s\n", program, argv[i], strerror(errno));
-				status = 2;
-				continue;
-			}
-			name = argv[i];
-		}
-		if (pl_read_input(fd, name) < 0)
-			status = 2;
-		if (fd != STDIN_FILENO)
-			close(fd);
-	}
+	int status = files_read_each(argc, argv, first, pl_read_input);
 	pthread_mutex_lock(&pl.lock);
 	pl.reading_done = true;
 	pthread_cond_broadcast(&pl.wake);
@@ -716,10 +698,8 @@ int pipeline_main(int argc, char **argv, int first, uint64_t start_ns)
 			free(pt->out.p);
 		}
 	}
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s: write error: %s\n", program, strerror(errno));
+	if (files_finish_stdout() != 0)
 		return 2;
-	}
 	if (opt.timing)
 		stage_report(ms_since(start_ns), pl.puzzles);
 	return status ? status : exit_status;
