@@ -309,11 +309,10 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return 0;
 		case 'V':
-			printf("%s (sudoku-race) %s\n%s\n", program, PACKAGE_VERSION, VERSION_NOTICE);
+			print_version();
 			return 0;
 		default:
-			fprintf(stderr, "Try '%s --help' for more information.\n", program);
-			return 2;
+			usage_try_help();
 		}
 	}
 	int status = files_read_each(argc, argv, optind, rate_input);
