@@ -150,19 +150,23 @@ summary() {
 	sudoku-race --no-cache --presolver fake-hanger --workers fake-hanger,fake-closer "$DATA/easy9.txt" \
 		>"$T/out" 2>&1 &
 	local racer=$!
-	local pgid="" pid i
+	local found="" pgid pid i
 	# a worker is a child of the racer (a subshell of the fake, its
 	# $(mktemp), has the fake's name too, in the fake's group)
 	# (one ps and an awk whose status is 0 whatever it finds: under bats's
 	# set -e a loop's or a test's last status must not end the poll)
+	# Its pid and group from the same ps: the hangers are killed and
+	# restarted as the race goes on (taken-back puzzles' cancels go
+	# unanswered past the grace), and one found by a first ps could be gone
+	# by a second, its group read as ""
 	for i in $(seq 1 100); do
-		pid=$(ps -e -o pid=,ppid=,comm= |
-			awk -v racer="$racer" '$2 == racer && $3 == "fake-hanger" { print $1; exit }')
-		[ -n "$pid" ] && break
+		found=$(ps -e -o pid=,ppid=,pgid=,comm= |
+			awk -v racer="$racer" '$2 == racer && $4 == "fake-hanger" { print $1, $3; exit }')
+		[ -n "$found" ] && break
 		sleep 0.05
 	done
-	[ -n "$pid" ]
-	pgid=$(ps -o pgid= -p "$pid" | tr -d ' ')
+	[ -n "$found" ]
+	read -r pid pgid <<<"$found"
 	[ "$pgid" = "$pid" ]
 	kill -TERM "$racer"
 	wait "$racer" || true
