@@ -388,12 +388,21 @@ json_field() {
 	assert_equal "$(grep -c "'cp:frobnicate=1': the worker refused its options" <<<"$stderr")" 1
 }
 
+# busy PID: the racer PID listens for SIGINT and SIGTERM, and both its
+# workers (a slowpoke and a hanger) are running
+busy() {
+	catches "$1" INT TERM && running fake-slowpoke fake-hanger
+}
+
 # signal_ends SIG STATUS: the racer, busy with slow workers, gets SIG and
 # exits with STATUS (the teardown checks that every worker went too)
 signal_ends() {
 	sudoku-race --no-cache --workers "$(slowpoke 30)",fake-hanger "$DATA/easy9.txt" >"$T/out" &
 	pid=$!
-	sleep 0.5
+	# not a fixed sleep: a SIGINT before the racer listens for it is lost
+	# (a background job of a shell without job control starts with SIGINT
+	# ignored), and a SIGTERM ends it unheard, before any worker started
+	poll 10 busy $pid
 	kill -"$1" $pid
 	wait $pid || status=$?
 	assert_equal "$status" "$2"
@@ -409,6 +418,14 @@ signal_ends() {
 	signal_ends TERM 143
 }
 
+# answering PID: the racer PID listens for SIGTERM and has read 1 MB
+answering() {
+	local bytes
+	catches "$1" TERM || return 1
+	bytes=$(sed -n 's/^rchar: //p' "/proc/$1/io" 2>/dev/null) || return 1
+	[ "${bytes:-0}" -ge 1048576 ]
+}
+
 @test "SIGTERM is heard while a large file is answered from the cache" {
 	skip_if_wrapped "signals the racer by its pid"
 	head -n 1 "$DATA/easy9.txt" >"$T/one"
@@ -416,7 +433,9 @@ signal_ends() {
 	# ten million hits: seconds of work however fast the racer gets
 	yes "$(head -n 1 "$DATA/easy9.txt")" | head -n 10000000 | sudoku-race --cache "$T/c" >/dev/null &
 	pid=$!
-	sleep 0.2
+	# not a fixed sleep: the racer answering (a megabyte of its input read),
+	# and listening for SIGTERM (before, the default action would end it)
+	poll 10 answering $pid
 	kill -TERM $pid
 	wait $pid || status=$?
 	assert_equal "$status" 143
