@@ -466,15 +466,21 @@ answering() {
 }
 
 @test "a slow producer: each answer comes before the next puzzle is written" {
-	coproc R { exec sudoku-race --no-cache 2>/dev/null; }
-	pid=$R_PID
+	# expect_line, not a bare read -t: a read that times out ends the test
+	# under set -e, and what it had read of a line would be lost
+	start_session sudoku-race --no-cache
+	# before the end: bash unsets W_PID as soon as the coprocess is reaped
+	pid=$W_PID
 	while IFS= read -r p && IFS= read -r s <&5; do
-		echo "$p" >&"${R[1]}"
-		IFS= read -r -t 10 answer <&"${R[0]}"
-		assert_equal "$answer" "$s"
+		send "$p"
+		expect_line '^' 10 # the next line, whatever it says
+		assert_equal "$line" "$s"
 	done <"$DATA/easy9.txt" 5<"$DATA/easy9.solutions"
-	exec {R[1]}>&-
-	wait "$pid"
+	exec {W_IN}>&-
+	rc=0
+	wait "$pid" || rc=$?
+	W_PID=
+	assert_equal "$rc" 0
 }
 
 @test "installed layout: the racer finds the workers beside itself" {
