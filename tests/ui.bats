@@ -81,10 +81,18 @@ in_terminal() {
 
 @test "--progress on a terminal follows its size (SIGWINCH)" {
 	# resized, then SIGWINCH and SIGINT until it ends: a signal that came
-	# before the racer listened for it was lost, and is sent again
+	# before the racer listened for it was lost, and is sent again. Resized
+	# once it listens for SIGWINCH (its SigCgt), after it read the first
+	# size (10 s at most): not after a fixed 0.3 s, which a slow start could
+	# outlast, and the size would be read at the start, not on SIGWINCH
 	in_terminal 20 70 "sudoku-race --no-cache --schedule=all --progress \
 		--workers '$(slowpokes 12 30)' '$DATA/easy9.txt' >'$T/out' & pid=\$!
-		sleep 0.3; stty rows 5 cols 40
+		i=0
+		until m=\$(sed -n 's/^SigCgt:[[:space:]]*//p' /proc/\$pid/status 2>/dev/null)
+			[ \$((0x0\${m#????????} & 0x08000000)) -ne 0 ] || [ \$i -ge 200 ]; do
+			sleep 0.05; i=\$((i + 1))
+		done
+		stty rows 5 cols 40
 		while kill -WINCH \$pid 2>/dev/null && kill -INT \$pid 2>/dev/null; do sleep 0.2; done
 		wait \$pid; echo status \$?"
 	read -r n rows wide lrows lwide < <(frames "$T/tty")
@@ -120,9 +128,16 @@ in_terminal() {
 	run --separate-stderr sudoku-race --no-cache --progress --workers cp "$T/in"
 	assert_failure 1
 	[[ $(tail -n 1 <<<"$stderr") =~ ^sudoku-race:\ 400\ puzzles\ answered\ in\ [0-9.]+\ s\ \([0-9.]+/s\):\ 300\ solved,\ 100\ invalid\;\ wins:\ cp\ 300$ ]]
-	# the pipe stays open 0.5 s: the lines until then cannot know the total
-	run --separate-stderr sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.05)" \
-		< <(head -n 1 "$DATA/easy9.txt"; sleep 0.5; tail -n 2 "$DATA/easy9.txt")
+	# the pipe stays open until a progress line was written (10 s at most):
+	# the lines until then cannot know the total. (Not a fixed 0.5 s: a
+	# racer slower to start than that read the three lines and their end
+	# at once, and knew the total from its first line on.)
+	status=0
+	sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.05)" >"$T/out" 2>"$T/err" \
+		< <(head -n 1 "$DATA/easy9.txt"
+			poll 10 grep -q '^sudoku-race: progress: ' "$T/err" || true
+			tail -n 2 "$DATA/easy9.txt") || status=$?
+	output=$(cat "$T/out") stderr=$(cat "$T/err")
 	assert_success
 	[[ $stderr == *"sudoku-race: progress: "[0-1]"/? puzzles, "* ]]
 	[[ $(tail -n 1 <<<"$stderr") == "sudoku-race: 3 puzzles answered in "* ]]
@@ -208,9 +223,17 @@ adds_up() {
 	assert_equal "$(( $(stat_of cp won <<<"$stderr") + $(stat_of dlx won <<<"$stderr") ))" 1
 }
 
+# listening PID: the racer PID listens for SIGINT; its slowpoke runs
+listening() {
+	catches "$1" INT && running fake-slowpoke
+}
+
 @test "--stats after SIGINT: what was in flight is 'open'" {
 	sudoku-race --no-cache --stats --workers "$(slowpoke 30)" "$DATA/easy9.txt" 2>"$T/stats" & pid=$!
-	sleep 0.5
+	# not a fixed 0.5 s: the slowpoke running, and the racer listening for
+	# SIGINT (a background job of bats starts with SIGINT ignored: one sent
+	# before is lost, and the racer goes on for the slowpoke's 30 s)
+	poll 10 listening $pid
 	kill -INT $pid
 	status=0
 	wait $pid || status=$?
