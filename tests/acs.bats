@@ -171,8 +171,9 @@ solutions_without_ms() {
 	grid=$(printf '0%.0s,' $(seq 1 4095))0
 	start_session sudoku-acs --protocol --seed 1
 	expect_line '^hello '
-	send "solve big $grid"
-	sleep 0.3
+	send "solve big $grid progress_ms=20"
+	# the search running (its progress says so), not a fixed sleep
+	expect_line '^progress big ' 10
 	cancel_within big 1000 '^solution big '
 }
 

@@ -166,11 +166,12 @@ cancels() {
 	pattern 8 50 | tr ' ' , >"$BATS_TEST_TMPDIR/big"
 	start_session sudoku-bf --protocol --check="$1"
 	expect_line '^hello bf '
-	send "solve h $(cat "$DATA/hard25.txt")"
-	sleep 0.3
+	send "solve h $(cat "$DATA/hard25.txt") progress_ms=20"
+	# the search running (its progress says so), not a fixed sleep
+	expect_line '^progress h ' 10
 	cancel_within h 1000
-	send "solve b $(cat "$BATS_TEST_TMPDIR/big")"
-	sleep 0.3
+	send "solve b $(cat "$BATS_TEST_TMPDIR/big") progress_ms=20"
+	expect_line '^progress b ' 10
 	cancel_within b 1000
 }
 

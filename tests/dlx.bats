@@ -185,7 +185,8 @@ pattern() {
 	pattern 8 50 | tr ' ' , >"$BATS_TEST_TMPDIR/big"
 	start_session sudoku-dlx --protocol
 	expect_line '^hello dlx '
-	send "solve b $(cat "$BATS_TEST_TMPDIR/big")"
-	sleep 0.5
+	send "solve b $(cat "$BATS_TEST_TMPDIR/big") progress_ms=20"
+	# the search running (its progress says so), not a fixed sleep
+	expect_line '^progress b ' 10
 	cancel_within b 1000
 }
