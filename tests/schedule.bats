@@ -185,10 +185,29 @@ summary() {
 	[[ $(summary "won after escalation" <<<"$stderr") == *"delay=0.01 9" ]]
 }
 
+# kept_up ARGS...: race --stats ARGS (as run --separate-stderr) again until
+# a run in which no puzzle escalated, 10 runs at most; the test checks that
+# its last run kept up. The budget a run starts with is 20 ms for 9x9: on a
+# loaded machine cp can wait for a core past it on an easy puzzle, which
+# escalates (the other entries start; its time is not the presolver's), and
+# what these tests look at is then not there (seen beside two busy loops:
+# "of 2" for "of 3" in 5 runs of 60).
+kept_up() {
+	local i
+	for i in $(seq 1 10); do
+		run --separate-stderr race --stats "$@"
+		if [ "$status" -eq 0 ] && [[ $(summary schedule <<<"$stderr") == *", 0 escalated"* ]]; then
+			return 0
+		fi
+		echo "run $i did not keep up: $(summary schedule <<<"$stderr")"
+	done
+}
+
 @test "--stats: an entry never needed says so, not that it is starting" {
 	skip_if_wrapped "depends on the racer keeping up with the presolver"
-	run --separate-stderr race --stats --workers cp,dlx "$DATA/easy9.txt"
+	kept_up --workers cp,dlx "$DATA/easy9.txt"
 	assert_success
+	[[ $(summary schedule <<<"$stderr") == *", 0 escalated"* ]]
 	[[ $(grep '^dlx ' <<<"$stderr") == *"not started (not needed)" ]]
 }
 
@@ -207,13 +226,15 @@ summary() {
 
 @test "the budget starts at twice its floor and is learned from the presolver's times" {
 	skip_if_wrapped "depends on the racer keeping up with the presolver"
-	run --separate-stderr race --stats --workers cp "$DATA/easy9.txt"
+	kept_up --workers cp "$DATA/easy9.txt"
 	assert_success
+	[[ $(summary schedule <<<"$stderr") == *", 0 escalated"* ]]
 	# fewer than 16 times known: 2 x 10 ms for 9x9
 	[[ $(summary "presolver budgets" <<<"$stderr") == *"9x9 20.0 ms (q95 "*" of 3)" ]]
 	for i in $(seq 1 10); do cat "$DATA/easy9.txt"; done >"$T/in"
-	run --separate-stderr race --stats --workers cp "$T/in"
+	kept_up --workers cp "$T/in"
 	assert_success
+	[[ $(summary schedule <<<"$stderr") == *", 0 escalated"* ]]
 	# 30 easy puzzles: learned, so between the floor and the ceiling (the
 	# floor itself unless the machine stalled cp's own clock)
 	local line
