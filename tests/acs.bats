@@ -78,7 +78,8 @@ solutions_without_ms() {
 		sed -n 's/.* dtau=\([0-9.e+]*\) .*/\1/p' "$BATS_TEST_TMPDIR/$v.err" >"$BATS_TEST_TMPDIR/$v.dtau"
 	done
 	run awk 'NR > 1 && $1 < prev { falls++ } { prev = $1 } END { print NR, falls + 0 }' "$BATS_TEST_TMPDIR/no-bve.dtau"
-	[[ $output =~ ^([0-9]+)\ 0$ ]] && [ "${BASH_REMATCH[1]}" -ge 2 ]
+	[[ $output =~ ^([0-9]+)\ 0$ ]]
+	[ "${BASH_REMATCH[1]}" -ge 2 ]
 	run awk 'NR > 1 && $1 < prev { falls++ } { prev = $1 } END { print falls + 0 }' "$BATS_TEST_TMPDIR/bve.dtau"
 	[ "$output" -ge 1 ]
 }
