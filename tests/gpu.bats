@@ -450,7 +450,9 @@ a_and_b_running() {
 @test "protocol: cancel of a batch waiting for its turn to answer is acknowledged at once" {
 	start_session sudoku-gpu --emulate --method=pdlx --protocol --batch=1
 	expect_line '^hello '
-	# q is solved beside h at once, and waits to answer after h
+	# q is solved beside h at once, and waits to answer after h (a sleep:
+	# no message says q is solved; if it is not yet, its cancel is
+	# acknowledged at once all the same)
 	send "solve h $(cat "$DATA/hard25.txt")" "solve q $(head -n 1 "$DATA/gpu-9x9.txt")"
 	sleep 0.3
 	send "cancel q"
