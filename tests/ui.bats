@@ -80,11 +80,22 @@ in_terminal() {
 }
 
 @test "--progress on a terminal follows its size (SIGWINCH)" {
-	# resized, then SIGWINCH and SIGINT until it ends: a signal that came
-	# before the racer listened for it was lost, and is sent again. Resized
-	# once it listens for SIGWINCH (its SigCgt), after it read the first
-	# size (10 s at most): not after a fixed 0.3 s, which a slow start could
-	# outlast, and the size would be read at the start, not on SIGWINCH
+	# small FILE: whether the terminal was sent a frame of 40 columns: its
+	# first row (sudoku-race: 0/3 puzzles (0.0%), ...) cut to 39 characters,
+	# where 70 columns hold all of it
+	cat >"$T/small" <<-'EOF'
+		#!/bin/sh
+		exec perl -0777 -ne 'exit !grep { length($_) <= 39 } /(?:\A|\e\[J)(sudoku-race: [^\r\n]*)/g' "$1"
+	EOF
+	chmod +x "$T/small"
+	# Resized once the racer listens for SIGWINCH (its SigCgt), after it
+	# read the first size (10 s at most; not a fixed 0.3 s, which a slow
+	# start outlasted: it read the small size at its start). Then SIGWINCH
+	# until a frame of the small size was drawn, then SIGINT until it ends
+	# (10 s at most each): a signal that came before the racer listened
+	# for it was lost, and is sent again. Not both at once: the racer read
+	# SIGINT first, and with no worker to wait for it ended before it
+	# drew at the new size.
 	in_terminal 20 70 "sudoku-race --no-cache --schedule=all --progress \
 		--workers '$(slowpokes 12 30)' '$DATA/easy9.txt' >'$T/out' & pid=\$!
 		i=0
@@ -93,7 +104,11 @@ in_terminal() {
 			sleep 0.05; i=\$((i + 1))
 		done
 		stty rows 5 cols 40
-		while kill -WINCH \$pid 2>/dev/null && kill -INT \$pid 2>/dev/null; do sleep 0.2; done
+		i=0
+		while kill -WINCH \$pid 2>/dev/null && ! '$T/small' '$T/tty' && [ \$i -lt 50 ]; do
+			sleep 0.2; i=\$((i + 1))
+		done
+		while kill -INT \$pid 2>/dev/null; do sleep 0.2; done
 		wait \$pid; echo status \$?"
 	read -r n rows wide lrows lwide < <(frames "$T/tty")
 	echo "frames $n, at most $rows rows and $wide columns; the last $lrows rows, $lwide columns"
