@@ -76,9 +76,10 @@ poll() {
 }
 
 # catches PID SIGNAL...: whether process PID has a handler of its own for
-# each SIGNAL (INT, TERM, WINCH...), as SigCgt in /proc/PID/status says: a
-# signal sent before that would have its default effect (SIGINT and SIGTERM
-# would end the racer unheard, SIGWINCH would be lost).
+# each SIGNAL (INT, TERM, WINCH...), as SigCgt in /proc/PID/status says. A
+# signal sent before that is lost or ends the process unheard: SIGTERM has
+# its default effect, SIGWINCH is ignored, and so is SIGINT in a background
+# job of a shell without job control (bats's, script(1)'s).
 catches() {
 	local pid=$1 mask sig n
 	shift
