@@ -91,11 +91,11 @@ in_terminal() {
 	# Resized once the racer listens for SIGWINCH (its SigCgt), after it
 	# read the first size (10 s at most; not a fixed 0.3 s, which a slow
 	# start outlasted: it read the small size at its start). Then SIGWINCH
-	# until a frame of the small size was drawn, then SIGINT until it ends
-	# (10 s at most each): a signal that came before the racer listened
-	# for it was lost, and is sent again. Not both at once: the racer read
-	# SIGINT first, and with no worker to wait for it ended before it
-	# drew at the new size.
+	# until a frame of the small size was drawn (10 s at most), then SIGINT
+	# until it ends: a signal that came before the racer listened for it
+	# was lost, and is sent again. Not both at once: the racer read SIGINT
+	# first, and with no worker to wait for it ended before it drew at the
+	# new size.
 	in_terminal 20 70 "sudoku-race --no-cache --schedule=all --progress \
 		--workers '$(slowpokes 12 30)' '$DATA/easy9.txt' >'$T/out' & pid=\$!
 		i=0
