@@ -523,10 +523,14 @@ answering() {
 	run env PATH=/usr/bin:/bin "$T/prefix/bin/sudoku-race" --list-workers
 	assert_line --regexp "^cp +complete .*available: "
 	assert_line --regexp "^ +$T/prefix/bin/sudoku-cp\$"
-	# without sudoku-cp, the name cp does not fall back on /bin/cp
-	mkdir -p "$T/alone"
+	# without sudoku-cp, the name cp does not fall back on /bin/cp: on a
+	# PATH of the test's own, with a cp and no sudoku-cp (/usr/bin has one
+	# where the package is installed, as it was here for a while beside a
+	# run of make check)
+	mkdir -p "$T/alone" "$T/path"
 	cp "$(command -v sudoku-race)" "$T/alone/"
-	run --separate-stderr env PATH=/usr/bin:/bin "$T/alone/sudoku-race" --no-cache --workers cp "$DATA/easy9.txt"
+	ln -s "$(PATH=/usr/bin:/bin command -v cp)" "$T/path/cp"
+	run --separate-stderr env PATH="$T/path" "$T/alone/sudoku-race" --no-cache --workers cp "$DATA/easy9.txt"
 	assert_failure 2
 	[[ $stderr == *"no worker program 'cp'"* ]]
 }
