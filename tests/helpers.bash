@@ -103,6 +103,32 @@ running() {
 	done
 }
 
+# said_hello COMM: a process of this test named COMM has written something
+# (a worker's first line is its hello), as its wchar in /proc says
+said_hello() {
+	local pid bytes
+	for pid in $(leftovers | awk -v c="$1" '$2 == c { print $1 }'); do
+		bytes=$(sed -n 's/^wchar: //p' "/proc/$pid/io" 2>/dev/null) || continue
+		if [ "${bytes:-0}" -gt 0 ]; then
+			return 0
+		fi
+	done
+	return 1
+}
+
+# feed_after FILE COMMAND...: FILE's first line, then the rest of it once
+# COMMAND succeeds (poll, 10 s at most; the rest comes then all the same).
+# A racer's standard input, < <(feed_after ...): its first puzzle starts
+# the workers, and the others wait for what the test needs of the race
+# (a worker's hello, a line on stderr), not for a fixed time.
+feed_after() {
+	local file=$1
+	shift
+	head -n 1 "$file"
+	poll 10 "$@" || true
+	tail -n +2 "$file"
+}
+
 # Standard input's --help with each option's wrapped lines (those indented
 # to the help column, 25) joined to the option's, one option a line.
 unwrap_help() {

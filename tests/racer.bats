@@ -263,19 +263,6 @@ json_field() {
 	assert_equal "$(grep -c 'worker fake-crasher: died or hung 4 times in a row; left out' <<<"$stderr")" 1
 }
 
-# said_hello COMM: a process of this test named COMM has written something
-# (a worker's first line is its hello)
-said_hello() {
-	local pid bytes
-	for pid in $(leftovers | awk -v c="$1" '$2 == c { print $1 }'); do
-		bytes=$(sed -n 's/^wchar: //p' "/proc/$pid/io" 2>/dev/null) || continue
-		if [ "${bytes:-0}" -gt 0 ]; then
-			return 0
-		fi
-	done
-	return 1
-}
-
 @test "a hanger is killed within the grace, and the race goes on" {
 	# The first puzzle starts the workers; the five others wait for the
 	# hanger's hello (10 s at most), so that it races them and is killed
@@ -287,9 +274,7 @@ said_hello() {
 	SECONDS=0
 	status=0
 	race --stats --grace 0.1 --workers fake-hanger,"$(slowpoke 0.1)" >"$T/out" 2>"$T/err" \
-		< <(head -n 1 "$T/in"
-			poll 10 said_hello fake-hanger || true
-			tail -n +2 "$T/in") || status=$?
+		< <(feed_after "$T/in" said_hello fake-hanger) || status=$?
 	output=$(cat "$T/out") stderr=$(cat "$T/err")
 	assert_success
 	assert_equal "$output" "$(cat "$T/expected")"

@@ -107,7 +107,14 @@ summary() {
 }
 
 @test "a worker that closes its input after hello: the racer goes on, the others answer" {
-	run --separate-stderr race --stats --schedule=all --workers fake-closer,"$(slowpoke 0.1)" "$DATA/easy9.txt"
+	# the puzzles after the first wait for the closer's hello (10 s at
+	# most): one of them is sent to it, and finds its input closed. (All
+	# at once, a closer that said hello 0.3 s late, as on a loaded machine,
+	# was sent nothing: the slowpoke had answered them all.)
+	status=0
+	race --stats --schedule=all --workers fake-closer,"$(slowpoke 0.1)" >"$T/out" 2>"$T/err" \
+		< <(feed_after "$DATA/easy9.txt" said_hello fake-closer) || status=$?
+	output=$(cat "$T/out") stderr=$(cat "$T/err")
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	[ "$(stat_of fake-closer died <<<"$stderr")" -ge 1 ]
@@ -121,8 +128,14 @@ summary() {
 }
 
 @test "a worker that dies in its hello is tried four times, then left out with one warning" {
-	# its restarts wait 25, 100, 400 ms: the slowpoke takes longer than that
-	run --separate-stderr race --workers fake-dier,"$(slowpoke 0.3)" "$DATA/easy9.txt"
+	# its restarts wait 25, 100, 400 ms. The puzzles after the first wait
+	# until it was left out (10 s at most), not only for the slowpoke's
+	# 0.3 s on each: four starts of a slow machine took longer than that
+	# (with each start 0.3 s late the test failed every time)
+	status=0
+	race --workers fake-dier,"$(slowpoke 0.3)" >"$T/out" 2>"$T/err" \
+		< <(feed_after "$DATA/easy9.txt" grep -q 'fake-dier.*left out' "$T/err") || status=$?
+	output=$(cat "$T/out") stderr=$(cat "$T/err")
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	[ "$(grep -c "fake-dier.*left out" <<<"$stderr")" -eq 1 ]

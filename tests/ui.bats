@@ -149,9 +149,7 @@ in_terminal() {
 	# at once, and knew the total from its first line on.)
 	status=0
 	sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.05)" >"$T/out" 2>"$T/err" \
-		< <(head -n 1 "$DATA/easy9.txt"
-			poll 10 grep -q '^sudoku-race: progress: ' "$T/err" || true
-			tail -n 2 "$DATA/easy9.txt") || status=$?
+		< <(feed_after "$DATA/easy9.txt" grep -q '^sudoku-race: progress: ' "$T/err") || status=$?
 	output=$(cat "$T/out") stderr=$(cat "$T/err")
 	assert_success
 	[[ $stderr == *"sudoku-race: progress: "[0-1]"/? puzzles, "* ]]
