@@ -225,7 +225,10 @@ json_field() {
 	run race --list-workers
 	assert_success
 	assert_line --regexp '^cp +complete +2-8 +cpu +available'
-	run race --list-workers --hello-timeout 0.5 --workers cp,fake-mute,fake-liar
+	# 2 s: the mute's wait, and the liar's time to say hello (bash's start;
+	# 0.5 s missed it when each fake started 0.6 s late, as on a loaded
+	# machine)
+	run race --list-workers --hello-timeout 2 --workers cp,fake-mute,fake-liar
 	assert_success
 	assert_line --regexp '^fake-mute .*unavailable: no hello in time'
 	assert_line --regexp '^ +\(--hello-timeout\)$'
