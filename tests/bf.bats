@@ -127,7 +127,8 @@ nodes_of() {
 		mask=$(nodes_of --check=mask <<<"solve x $p count=1000")
 		scan=$(nodes_of --check=scan <<<"solve x $p count=1000")
 		echo "mask $mask scan $scan"
-		[ -n "$mask" ] && [ "$mask" = "$scan" ]
+		[ -n "$mask" ]
+		[ "$mask" = "$scan" ]
 	done
 	# the unsat puzzle of the conformance data: a fixed tree
 	[ "$(nodes_of <<<"solve x $(cat "$BF_DATA/unsat9.txt")")" = 18456 ]
@@ -147,8 +148,10 @@ nodes_of() {
 	for l in "${progress[@]}"; do
 		[[ $l =~ ^progress\ p\ depth=([0-9]+)\ filled=([0-9]+)/81\ nodes=([0-9]+)$ ]]
 		depth=${BASH_REMATCH[1]} filled=${BASH_REMATCH[2]} nodes=${BASH_REMATCH[3]}
-		[ "$filled" -eq $((17 + depth)) ] && [ "$depth" -le 64 ]
-		[ "$nodes" -gt "$last" ] && [ "$nodes" -le 85933420 ]
+		[ "$filled" -eq $((17 + depth)) ]
+		[ "$depth" -le 64 ]
+		[ "$nodes" -gt "$last" ]
+		[ "$nodes" -le 85933420 ]
 		last=$nodes
 	done
 }
@@ -166,11 +169,12 @@ cancels() {
 	pattern 8 50 | tr ' ' , >"$BATS_TEST_TMPDIR/big"
 	start_session sudoku-bf --protocol --check="$1"
 	expect_line '^hello bf '
-	send "solve h $(cat "$DATA/hard25.txt")"
-	sleep 0.3
+	send "solve h $(cat "$DATA/hard25.txt") progress_ms=20"
+	# the search running (its progress says so), not a fixed sleep
+	expect_line '^progress h ' 10
 	cancel_within h 1000
-	send "solve b $(cat "$BATS_TEST_TMPDIR/big")"
-	sleep 0.3
+	send "solve b $(cat "$BATS_TEST_TMPDIR/big") progress_ms=20"
+	expect_line '^progress b ' 10
 	cancel_within b 1000
 }
 

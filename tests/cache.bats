@@ -350,7 +350,8 @@ garble() {
 	{ sed -n '2,40p' "$T/p"; head -n 1 "$T/p"; tail -n +41 "$T/p"; } >"$T/order"
 	sudoku-race cache export | tail -n +2 | cut -d' ' -f1 | sort >"$T/kept"
 	n=$(wc -l <"$T/kept")
-	[ "$n" -gt 20 ] && [ "$n" -lt 440 ]
+	[ "$n" -gt 20 ]
+	[ "$n" -lt 440 ]
 	assert_equal "$(tail -n "$n" "$T/order" | sort)" "$(cat "$T/kept")"
 	# and a race over all of them: right answers, no word from the cache
 	run --separate-stderr sudoku-race "$T/p"

@@ -299,8 +299,9 @@ w() {
 	# shellcheck disable=SC2086
 	start_session "$WORKER" $WORKER_ARGS --protocol --seed 1
 	expect_line '^hello '
-	send "solve h $(cat "$DATA/hard25.txt")"
-	sleep 0.3
+	send "solve h $(cat "$DATA/hard25.txt") progress_ms=20"
+	# the search running (its progress says so), not a fixed sleep
+	expect_line '^progress h ' 10
 	# generous: the racer's grace is a few hundred ms; CI machines are slow
 	cancel_within h 1000
 	send "ping after"
@@ -335,8 +336,9 @@ w() {
 	# shellcheck disable=SC2086
 	start_session "$WORKER" $WORKER_ARGS --protocol --seed 1
 	expect_line '^hello '
-	send "solve h $(cat "$DATA/hard25.txt")"
-	sleep 0.2
+	send "solve h $(cat "$DATA/hard25.txt") progress_ms=20"
+	# the search running (its progress says so), not a fixed sleep
+	expect_line '^progress h ' 10
 	send "ping busy"
 	expect_line '^pong busy$' 1
 	send "cancel h"
@@ -360,8 +362,9 @@ w() {
 	expect_line '^hello '
 	# before the quit: bash unsets W_PID as soon as the coprocess is reaped
 	pid=$W_PID
-	send "solve h $(cat "$DATA/hard25.txt")"
-	sleep 0.2
+	send "solve h $(cat "$DATA/hard25.txt") progress_ms=20"
+	# the search running (its progress says so), not a fixed sleep
+	expect_line '^progress h ' 10
 	send "quit"
 	for i in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 	run kill -0 "$pid"

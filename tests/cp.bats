@@ -96,8 +96,9 @@ nodes() {
 @test "protocol: the 9x9 path acknowledges a cancel mid-search" {
 	start_session sudoku-cp --protocol
 	expect_line '^hello '
-	send "solve e $(printf '.%.0s' {1..81}) count=1000000000000"
-	sleep 0.3
+	send "solve e $(printf '.%.0s' {1..81}) count=1000000000000 progress_ms=20"
+	# the search running (its progress says so), not a fixed sleep
+	expect_line '^progress e ' 10
 	cancel_within e 1000
 }
 

@@ -104,7 +104,7 @@ wait_for_line() {
 	awk -v p="$P4" 'BEGIN { for (i = 1; i <= 65538; i++) print "solve q" i " " p }' >&"$W_IN"
 	send "ping full"
 	expect_line '^pong full$' 20
-	errors=$(printf '%s\n' "${seen[@]}" | grep -v '^progress h ')
+	errors=$(printf '%s\n' "${seen[@]}" | grep -v '^progress h ' || true)
 	assert_equal "$errors" "error q65537 queue full: 65536 requests are waiting
 error q65538 queue full: 65536 requests are waiting"
 	# a cancel makes room (and finds the job in constant time)

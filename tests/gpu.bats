@@ -390,8 +390,9 @@ propagation_method() {
 @test "protocol: cancel of every puzzle of a running batch stops it" {
 	start_session sudoku-gpu --emulate --method=spbf --protocol --batch=4
 	expect_line '^hello '
-	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt")"
-	sleep 0.3
+	send "solve a $(cat "$DATA/hard25.txt") progress_ms=20" "solve b $(cat "$DATA/hard25.txt")"
+	# running (the progress of a, or of the batch a heads), not a fixed sleep
+	expect_line '^progress a ' 10
 	send "cancel a" "cancel b"
 	# b may still be queued (acknowledged at once) or share a's launch
 	expect_line '^cancelled [ab]$' 2
@@ -404,12 +405,16 @@ propagation_method() {
 
 # a_and_b_running OPTIONS...: an emulated worker in protocol mode that
 # searches the 25x25 puzzles a and b as one batch. x keeps the worker busy
-# while a and b queue up; cancelling x lets it take a and b at once.
+# (its progress says so) while a and b queue up; cancelling x lets it take
+# a and b at once. That batch's start is still a sleep: nothing but its
+# progress would say so, which comes as a's and goes on after a's cancel
+# (the tests look at what follows it). A batch slower to start leaves a
+# and b queued, whose cancels are acknowledged at once as well.
 a_and_b_running() {
 	start_session sudoku-gpu --emulate "$@" --protocol --batch=4
 	expect_line '^hello '
-	send "solve x $(cat "$DATA/hard25.txt")"
-	sleep 0.2
+	send "solve x $(cat "$DATA/hard25.txt") progress_ms=20"
+	expect_line '^progress x ' 10
 	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt")" "cancel x"
 	expect_line '^cancelled x$' 2
 	sleep 0.3
@@ -445,7 +450,9 @@ a_and_b_running() {
 @test "protocol: cancel of a batch waiting for its turn to answer is acknowledged at once" {
 	start_session sudoku-gpu --emulate --method=pdlx --protocol --batch=1
 	expect_line '^hello '
-	# q is solved beside h at once, and waits to answer after h
+	# q is solved beside h at once, and waits to answer after h (a sleep:
+	# no message says q is solved; if it is not yet, its cancel is
+	# acknowledged at once all the same)
 	send "solve h $(cat "$DATA/hard25.txt")" "solve q $(head -n 1 "$DATA/gpu-9x9.txt")"
 	sleep 0.3
 	send "cancel q"

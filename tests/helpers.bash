@@ -54,6 +54,81 @@ assert_no_leftovers() {
 	return 1
 }
 
+# poll SECONDS COMMAND...: runs COMMAND every 50 ms until it succeeds, for
+# SECONDS at most (then it fails). What a fixed sleep would only hope for:
+# a test waits for a condition, however slow or fast the machine. COMMAND
+# runs as an `if`'s condition: under bats's set -e a try that fails (a
+# grep that finds nothing yet) does not end the test.
+poll() {
+	local t=$1 end
+	shift
+	end=$((SECONDS + t))
+	while :; do
+		if "$@"; then
+			return 0
+		fi
+		if [ $SECONDS -gt $end ]; then
+			echo "poll: '$*' did not succeed within $t s" >&2
+			return 1
+		fi
+		sleep 0.05
+	done
+}
+
+# catches PID SIGNAL...: whether process PID has a handler of its own for
+# each SIGNAL (INT, TERM, WINCH...), as SigCgt in /proc/PID/status says. A
+# signal sent before that is lost or ends the process unheard: SIGTERM has
+# its default effect, SIGWINCH is ignored, and so is SIGINT in a background
+# job of a shell without job control (bats's, script(1)'s).
+catches() {
+	local pid=$1 mask sig n
+	shift
+	mask=$(sed -n 's/^SigCgt:[[:space:]]*//p' "/proc/$pid/status" 2>/dev/null) || return 1
+	[ -n "$mask" ] || return 1
+	for sig in "$@"; do
+		n=$(kill -l "$sig") || return 1
+		if (((16#$mask >> (n - 1)) & 1)); then :; else return 1; fi
+	done
+}
+
+# running COMM...: whether a process of this test (leftovers) by each name
+# COMM (a worker, a fake) is running.
+running() {
+	local left comm
+	left=$(leftovers)
+	for comm in "$@"; do
+		if ! grep -q " $comm\$" <<<"$left"; then
+			return 1
+		fi
+	done
+}
+
+# said_hello COMM: a process of this test named COMM has written something
+# (a worker's first line is its hello), as its wchar in /proc says
+said_hello() {
+	local pid bytes
+	for pid in $(leftovers | awk -v c="$1" '$2 == c { print $1 }'); do
+		bytes=$(sed -n 's/^wchar: //p' "/proc/$pid/io" 2>/dev/null) || continue
+		if [ "${bytes:-0}" -gt 0 ]; then
+			return 0
+		fi
+	done
+	return 1
+}
+
+# feed_after FILE COMMAND...: FILE's first line, then the rest of it once
+# COMMAND succeeds (poll, 10 s at most; the rest comes then all the same).
+# A racer's standard input, < <(feed_after ...): its first puzzle starts
+# the workers, and the others wait for what the test needs of the race
+# (a worker's hello, a line on stderr), not for a fixed time.
+feed_after() {
+	local file=$1
+	shift
+	head -n 1 "$file"
+	poll 10 "$@" || true
+	tail -n +2 "$file"
+}
+
 # Standard input's --help with each option's wrapped lines (those indented
 # to the help column, 25) joined to the option's, one option a line.
 unwrap_help() {

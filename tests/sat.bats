@@ -93,11 +93,12 @@ setup() {
 @test "protocol: a cancel stops CaDiCaL, and a count is cancelled between solutions" {
 	start_session sudoku-sat --protocol
 	expect_line '^hello sat .*kind=complete sizes=2-8'
-	send "solve h $(cat "$DATA/sat-hard.txt") seed=1"
-	sleep 0.3
+	send "solve h $(cat "$DATA/sat-hard.txt") seed=1 progress_ms=20"
+	# the search running (its progress says so), not a fixed sleep
+	expect_line '^progress h ' 10
 	cancel_within h 1000
-	send "solve e $(printf '.%.0s' {1..81}) count=1000000000000"
-	sleep 0.3
+	send "solve e $(printf '.%.0s' {1..81}) count=1000000000000 progress_ms=20"
+	expect_line '^progress e ' 10
 	cancel_within e 1000
 }
 
