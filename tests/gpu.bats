@@ -403,13 +403,38 @@ propagation_method() {
 	expect_line '^solution c '
 }
 
+@test "protocol: a batch's progress speaks for a request that asked for it and is not cancelled" {
+	start_session sudoku-gpu --emulate --method=spbf --protocol --batch=4
+	expect_line '^hello '
+	send "solve x $(cat "$DATA/hard25.txt") progress_ms=20"
+	expect_line '^progress x ' 10
+	# a asks for none, b does: the batch of a and b reports as b
+	send "solve a $(cat "$DATA/hard25.txt")" "solve b $(cat "$DATA/hard25.txt") progress_ms=20" "cancel x"
+	expect_line '^cancelled x$' 2
+	expect_line '^progress b ' 10
+	send "cancel b"
+	expect_line '^cancelled b$' 2
+	send "cancel a"
+	expect_line '^cancelled a$' 2
+	# both ask: a's, until a's cancel is acknowledged; then b's, never a's
+	send "solve c $(cat "$DATA/hard25.txt") progress_ms=20" "solve d $(cat "$DATA/hard25.txt") progress_ms=20"
+	expect_line '^progress c ' 10
+	send "cancel c"
+	expect_line '^cancelled c$' 2
+	expect_line '^progress d ' 10
+	for l in "${seen[@]}"; do [[ $l != "progress c "* ]]; done
+	send "cancel d"
+	expect_line '^cancelled d$' 2
+	for l in "${seen[@]}"; do [[ $l != "progress c "* ]]; done
+}
+
 # a_and_b_running OPTIONS...: an emulated worker in protocol mode that
 # searches the 25x25 puzzles a and b as one batch. x keeps the worker busy
 # (its progress says so) while a and b queue up; cancelling x lets it take
 # a and b at once. That batch's start is still a sleep: nothing but its
-# progress would say so, which comes as a's and goes on after a's cancel
-# (the tests look at what follows it). A batch slower to start leaves a
-# and b queued, whose cancels are acknowledged at once as well.
+# progress would say so, and neither a nor b asks for any (the tests look
+# at what follows a's cancel). A batch slower to start leaves a and b
+# queued, whose cancels are acknowledged at once as well.
 a_and_b_running() {
 	start_session sudoku-gpu --emulate "$@" --protocol --batch=4
 	expect_line '^hello '

@@ -48,6 +48,11 @@ struct worker_ctx {
 	uint64_t seed;
 	const char *id;    /* protocol mode: the request id */
 	const char *where; /* filter mode: "line 7" */
+	/* protocol mode, a batch's search: the request its progress speaks
+	 * for now, NULL for none (called with out_lock held, so that no
+	 * progress line follows a request's acknowledged cancel); NULL: id */
+	const char *(*speaker)(const struct worker_ctx *ctx);
+	void *owner; /* the speaker's */
 };
 
 /* The driver's options (driver_options.c reads them). */
@@ -107,6 +112,8 @@ extern atomic_bool answers_waiting;
 void flush_answers(void);
 /* A line from the codec (msg_write_*'s length); later: a final answer. */
 void send_msg(const char *line, int len, bool later);
+/* send_msg of a line that does not wait, out_lock held. */
+void send_msg_locked(const char *line, int len);
 
 /* driver_protocol.c */
 int protocol_main(void);

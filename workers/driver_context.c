@@ -87,7 +87,15 @@ void worker_progress(struct worker_ctx *ctx, const char *fmt, ...)
 	ctx->next_progress_ns = now + ctx->progress_ns;
 	if (opt.protocol) {
 		char line[sizeof fields + PROTO_ID_MAX + 16];
-		send_msg(line, msg_write_progress(line, sizeof line, ctx->id, fields), false);
+		if (!ctx->speaker) {
+			send_msg(line, msg_write_progress(line, sizeof line, ctx->id, fields), false);
+			return;
+		}
+		pthread_mutex_lock(&out_lock);
+		const char *id = ctx->speaker(ctx);
+		if (id)
+			send_msg_locked(line, msg_write_progress(line, sizeof line, id, fields));
+		pthread_mutex_unlock(&out_lock);
 	} else {
 		pthread_mutex_lock(&out_lock);
 		fprintf(stderr, "%s: %s: %s (%.1f s)\n", program, ctx->where, fields,

@@ -73,6 +73,14 @@ static void send_buf(const char *buf, size_t n, bool later)
 	pthread_mutex_unlock(&out_lock);
 }
 
+void send_msg_locked(const char *line, int len)
+{
+	if (len > 0) {
+		flush_answers_locked();
+		write_all(line, (size_t)len);
+	}
+}
+
 /* A line written by the codec (msg_write_*: its length, -1 when it did not
  * fit, which the line limit rules out); later: a final answer, which may
  * wait in the buffer (see above). */

@@ -555,13 +555,35 @@ static void end_turn(void)
 }
 
 /* Solves the batch in slot sl and answers it in its turn. */
+/* A batch's progress speaks for its first request that asked for progress
+ * and is not cancelled: none once they all are (PROTOCOL.md 7: no progress
+ * after a request's final message, and a cancel's acknowledgement is one).
+ * The reader marks a cancel before it acknowledges it, and the
+ * acknowledgement waits for out_lock, which the caller holds. */
+static const char *batch_speaker(const struct worker_ctx *ctx)
+{
+	const struct slot *sl = ctx->owner;
+	for (int i = 0; i < sl->n; i++)
+		if (sl->jobs[i]->progress_ms > 0 && !atomic_load(&sl->jobs[i]->cancelled))
+			return sl->jobs[i]->id;
+	return NULL;
+}
+
 static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 {
 	struct worker_ctx ctx = {.id = jobs[0]->id};
-	long limit = 0;
-	for (int i = 0; i < n; i++)
+	long limit = 0, progress_ms = jobs[0]->progress_ms;
+	for (int i = 0; i < n; i++) {
 		limit = jobs[i]->limit_ms > limit ? jobs[i]->limit_ms : limit;
-	ctx_start(&ctx, (double)limit / 1000.0, jobs[0]->progress_ms, jobs[0]->count, jobs[0]->seed);
+		/* a batch reports as often as the most eager of its requests */
+		if (jobs[i]->progress_ms > 0 && (progress_ms <= 0 || jobs[i]->progress_ms < progress_ms))
+			progress_ms = jobs[i]->progress_ms;
+	}
+	if (n > 1) {
+		ctx.speaker = batch_speaker;
+		ctx.owner = sl;
+	}
+	ctx_start(&ctx, (double)limit / 1000.0, progress_ms, jobs[0]->count, jobs[0]->seed);
 	pthread_mutex_lock(&queue_lock);
 	sl->ctx = &ctx;
 	if (quitting)
