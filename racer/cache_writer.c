@@ -32,6 +32,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
 #include "racer/cache_lmdb.h"
 
 #define BATCH 1024
@@ -59,17 +60,10 @@ static uint64_t first_ns; /* when the oldest queued operation came */
 static uint64_t commit_base;
 static bool commit_based;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void queue(enum op op, const uint8_t *key, const uint8_t *value, size_t len)
 {
 	if (!nops)
-		first_ns = mono_ns();
+		first_ns = now_ns();
 	struct pending *p = &ops[nops];
 	p->seq = (uint32_t)nops++;
 	p->op = op;
@@ -428,7 +422,7 @@ int cache_writer_main(void *arg)
 		bool full = nops >= OPS_MAX || arena_len + cache_value_max() > ARENA_MAX;
 		int wait = -1;
 		if (nops) {
-			uint64_t age = (mono_ns() - first_ns) / 1000000;
+			uint64_t age = (now_ns() - first_ns) / 1000000;
 			wait = full || nops >= BATCH || age >= BATCH_MS ? 0 : (int)(BATCH_MS - age);
 		}
 		struct pollfd p = {.fd = a->fd, .events = POLLIN};

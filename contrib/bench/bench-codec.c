@@ -21,14 +21,8 @@
 #include <time.h>
 
 #include "lib/answer.h"
+#include "lib/clock.h"
 #include "protocol/message.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* What the compiler must not see through. */
 static volatile uint64_t sink;
