@@ -42,6 +42,7 @@
 
 #include "racer.h"
 #include "racer/cache.h"
+#include "racer/cache_asked.h"
 #include "racer/cache_link.h"
 #include "racer/cache_lmdb.h"
 #include "racer/stats.h"
@@ -106,20 +107,6 @@ static cache_visit walk_fn;
 static void *walk_arg;
 static bool walk_done;
 
-/* The look-ups in flight, in the order asked (the reader answers in it):
- * each one's seq and key, and its puzzle's cells, to check the answer
- * against. */
-struct asked {
-	uint64_t seq;
-	uint8_t key[CACHE_KEY_LEN];
-	int box;
-	size_t at; /* its cells in `cells` */
-};
-static struct asked *asked;
-static size_t asked_head, asked_n, asked_cap;
-static uint8_t *cells;
-static size_t cells_head, cells_len, cells_cap;
-
 static void store_failed(enum cmsg_fail kind, const char *why);
 
 /* --- damage --- */
@@ -168,45 +155,10 @@ static void on_end(const struct link *h, const char *broken)
 
 /* --- look-ups --- */
 
-static void asked_push(uint64_t seq, const uint8_t *key, const struct grid *puzzle)
+static void missed(uint64_t seq)
 {
-	if (asked_head == asked_n)
-		asked_head = asked_n = cells_head = cells_len = 0;
-	if (asked_n == asked_cap) {
-		if (asked_head > asked_n / 2) { /* what was answered goes first */
-			memmove(asked, asked + asked_head, (asked_n - asked_head) * sizeof *asked);
-			asked_n -= asked_head;
-			asked_head = 0;
-		} else {
-			asked_cap = asked_cap ? 2 * asked_cap : 256;
-			asked = realloc(asked, asked_cap * sizeof *asked);
-			if (!asked)
-				die("out of memory");
-		}
-	}
-	size_t n = (size_t)puzzle->cells;
-	if (cells_len + n > cells_cap) {
-		if (cells_head > cells_len / 2) {
-			memmove(cells, cells + cells_head, cells_len - cells_head);
-			for (size_t i = asked_head; i < asked_n; i++)
-				asked[i].at -= cells_head;
-			cells_len -= cells_head;
-			cells_head = 0;
-		}
-		while (cells_len + n > cells_cap) {
-			cells_cap = cells_cap ? 2 * cells_cap : 65536;
-			cells = realloc(cells, cells_cap);
-			if (!cells)
-				die("out of memory");
-		}
-	}
-	struct asked *a = &asked[asked_n++];
-	a->seq = seq;
-	memcpy(a->key, key, CACHE_KEY_LEN);
-	a->box = puzzle->box;
-	a->at = cells_len;
-	memcpy(cells + cells_len, puzzle->cell, n);
-	cells_len += n;
+	stats_cache_add(CC_MISSES, 1);
+	store_reply_later(seq, CACHE_MISS, NULL, NULL);
 }
 
 /* Every look-up in flight, answered as a miss (the store is gone): from
@@ -214,11 +166,7 @@ static void asked_push(uint64_t seq, const uint8_t *key, const struct grid *puzz
  * race's. */
 static void asked_all_missed(void)
 {
-	for (size_t i = asked_head; i < asked_n; i++) {
-		stats_cache_add(CC_MISSES, 1);
-		store_reply_later(asked[i].seq, CACHE_MISS, NULL, NULL);
-	}
-	asked_head = asked_n = cells_head = cells_len = 0;
+	asked_drain(missed);
 }
 
 static void send_soon(void);
@@ -234,40 +182,36 @@ static void drop_entry(const uint8_t *key)
 /* The reader's answer to the oldest look-up in flight. */
 static void answered(const struct cmsg *m)
 {
-	if (asked_head == asked_n || asked[asked_head].seq != m->id) {
+	if (!asked_any() || asked_oldest_seq() != m->id) {
 		store_failed(CF_ERROR, "the cache's reader process answered a look-up not asked");
 		return;
 	}
-	const struct asked *a = &asked[asked_head++];
-	cells_head = asked_head < asked_n ? asked[asked_head].at : cells_len;
-	answers++;
 	static struct grid puzzle;
 	static struct cache_entry e;
+	struct cache_asked asked;
+	asked_pop(&asked, &puzzle);
+	answers++;
 	char why[GRID_ERR_MAX + 64];
 	enum cache_result r = CACHE_MISS;
 	if (m->type == CM_BAD) {
 		cmsg_text_of(m, why, sizeof why);
 		r = CACHE_BAD;
 	} else if (m->type == CM_HIT) {
-		grid_init(&puzzle, a->box);
-		memcpy(puzzle.cell, cells + a->at, (size_t)puzzle.cells);
 		r = cache_check(&puzzle, m->data + 1, m->len - 1, &e, why, sizeof why);
 	}
 	if (r == CACHE_HIT) {
 		stats_cache_add(CC_HITS, 1);
 		if (m->data[0] && writer.pid > 0 && cmsg_buf_pending(&writer.out) < BACKLOG_MAX) {
-			cmsg_put(&writer.out, CM_TOUCH, 0, a->key, CACHE_KEY_LEN, NULL, 0);
+			cmsg_put(&writer.out, CM_TOUCH, 0, asked.key, CACHE_KEY_LEN, NULL, 0);
 			send_soon();
 		}
 	} else if (r == CACHE_BAD) {
 		stats_cache_add(CC_BAD, 1);
-		drop_entry(a->key);
+		drop_entry(asked.key);
 	} else {
 		stats_cache_add(CC_MISSES, 1);
 	}
-	if (asked_head == asked_n)
-		asked_head = asked_n = cells_head = cells_len = 0;
-	store_reply(a->seq, r, r == CACHE_HIT ? &e : NULL, r == CACHE_BAD ? why : NULL);
+	store_reply(asked.seq, r, r == CACHE_HIT ? &e : NULL, r == CACHE_BAD ? why : NULL);
 }
 
 static void walked(const struct cmsg *m)
@@ -372,7 +316,7 @@ static void send_soon(void)
 static void on_watch(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd, (void)what, (void)arg;
-	bool waiting = link_alive(&reader) && asked_head < asked_n;
+	bool waiting = link_alive(&reader) && asked_any();
 	silent_ms = waiting && answers == answers_seen ? silent_ms + WATCH_MS : 0;
 	answers_seen = answers;
 	if (silent_ms >= SILENCE_MS) {
@@ -643,11 +587,7 @@ void cache_close(void)
 		event_free(stall_ev);
 	send_ev = watch_ev = stall_ev = NULL;
 	send_due = false;
-	free(asked);
-	free(cells);
-	asked = NULL;
-	cells = NULL;
-	asked_head = asked_n = asked_cap = cells_head = cells_len = cells_cap = 0;
+	asked_free();
 }
 
 void cache_stats(FILE *f)
