@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "common.h"
-#include "grid.h"
+#include "grid_limits.h"
 
 /* One block per size, published once: a thread that loses the race to
  * build it frees its own copy and takes the winner's. */

@@ -8,10 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GRID_MIN_BOX 2
-#define GRID_MAX_BOX 8
-#define GRID_MAX_SIDE (GRID_MAX_BOX * GRID_MAX_BOX)
-#define GRID_MAX_CELLS (GRID_MAX_SIDE * GRID_MAX_SIDE)
+#include "grid_limits.h"
+
 /* Largest side written with characters (1-9 then A-Z); above it, numbers. */
 #define GRID_MAX_CHAR_SIDE 35
 /* Size of a buffer that holds any error message of this library. */
