@@ -10,8 +10,8 @@
 #include <strings.h>
 
 #include "lib/number.h"
-#include "racer/cache_redis.h"
 #include "racer/options.h"
+#include "racer/redis_url.h"
 #include "racer/cache_where.h"
 #include "racer/util.h"
 #include "racer/workers.h"
@@ -387,4 +387,11 @@ void options_parse(int argc, char **argv)
 		usage_error("the cache command needs the cache (drop --no-cache)");
 	if (opt.command == CMD_LIST_WORKERS && opt.nargs > 0)
 		usage_error("--list-workers takes no FILE");
+}
+
+void options_free(void)
+{
+	free(opt.worker_lists);
+	opt.worker_lists = NULL;
+	opt.nworker_lists = 0;
 }

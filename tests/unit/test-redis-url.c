@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "racer/cache_redis.h"
+#include "racer/redis_url.h"
 #include "tap.h"
 
 static struct redis_url u;
