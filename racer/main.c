@@ -212,7 +212,7 @@ static void on_probe_tick(evutil_socket_t fd, short what, void *arg)
 
 static int list_workers(void)
 {
-	workers_setup_listing();
+	workers_setup_listing(opt.worker_lists, opt.nworker_lists);
 	stats_init(nspecs);
 	pool_init(loop, 1, NULL, NULL);
 	setup_signals();
@@ -223,10 +223,11 @@ static int list_workers(void)
 	if (!loop_exit)
 		event_base_dispatch(loop);
 	event_free(probe);
-	workers_print_listing();
+	workers_print_listing(opt.json);
 	pool_free();
 	free_signals();
 	workers_free();
+	options_free();
 	stats_free();
 	children_free();
 	event_base_free(loop);
@@ -265,7 +266,7 @@ int main(int argc, char **argv)
 	uint64_t start_ns = now_ns();
 	if (!(tick_ev = event_new(loop, -1, 0, tick_cb, NULL)))
 		die("out of memory");
-	workers_setup(loop);
+	workers_setup(loop, opt.worker_lists, opt.nworker_lists);
 	stats_init(nspecs);
 	store_open(loop, queue_cached, NULL);
 	store_on_drained(input_resume);
@@ -305,6 +306,7 @@ int main(int argc, char **argv)
 	store_close();
 	free_signals();
 	workers_free();
+	options_free();
 	stats_free();
 	children_free();
 	event_base_free(loop);

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PROGRAM "sudoku-race"
+#include "racer/util.h" /* PROGRAM */
 
 enum command {
 	CMD_RACE,
@@ -46,5 +46,6 @@ struct options {
 extern struct options opt;
 
 void options_parse(int argc, char **argv);
+void options_free(void);
 
 #endif

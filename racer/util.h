@@ -11,6 +11,9 @@
 #include "lib/common.h"
 #include "lib/wrap.h"
 
+/* The racer's name in its messages. */
+#define PROGRAM "sudoku-race"
+
 /* One read(2) of up to most bytes onto buf's end (evbuffer_read reads
  * 4 kB at most). Returns read's result, errno kept. */
 struct evbuffer;

@@ -21,7 +21,6 @@
 #include <event2/event.h>
 
 #include "racer/jsonw.h"
-#include "racer/options.h"
 #include "racer/spawn.h"
 #include "racer/util.h"
 #include "racer/workers.h"
@@ -271,10 +270,10 @@ static void parse_entry(const char *entry, bool must_exist)
 	free(copy);
 }
 
-static void parse_lists(bool must_exist)
+static void parse_lists(char *const *lists, int nlists, bool must_exist)
 {
-	for (int i = 0; i < opt.nworker_lists; i++) {
-		char *list = xstrdup(opt.worker_lists[i]);
+	for (int i = 0; i < nlists; i++) {
+		char *list = xstrdup(lists[i]);
 		char *save = NULL;
 		int n = 0;
 		for (char *e = strtok_r(list, ",", &save); e; e = strtok_r(NULL, ",", &save)) {
@@ -386,10 +385,10 @@ static void check_entry_options(struct event_base *base)
 		exit(2);
 }
 
-void workers_setup(struct event_base *base)
+void workers_setup(struct event_base *base, char *const *lists, int nlists)
 {
-	if (opt.nworker_lists) {
-		parse_lists(true);
+	if (nlists) {
+		parse_lists(lists, nlists, true);
 		check_entry_options(base);
 		return;
 	}
@@ -416,10 +415,10 @@ static bool listed(const char *name)
 	return false;
 }
 
-void workers_setup_listing(void)
+void workers_setup_listing(char *const *lists, int nlists)
 {
-	if (opt.nworker_lists) {
-		parse_lists(false);
+	if (nlists) {
+		parse_lists(lists, nlists, false);
 		return;
 	}
 	for (int i = 0; default_worker_names[i]; i++) {
@@ -488,9 +487,9 @@ static void listing_json(void)
 	jsonw_free(&w);
 }
 
-void workers_print_listing(void)
+void workers_print_listing(bool json)
 {
-	if (opt.json) {
+	if (json) {
 		listing_json();
 		return;
 	}
@@ -542,6 +541,4 @@ void workers_free(void)
 	for (int i = 0; i < ndirs; i++)
 		free(dirs[i]);
 	ndirs = 0;
-	free(opt.worker_lists);
-	opt.worker_lists = NULL;
 }

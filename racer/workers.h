@@ -60,11 +60,11 @@ const char *default_entry(int i, char *buf, size_t size);
  * them, in base's loop). Exits 2 with a message when a named worker is
  * missing or refuses its options. */
 struct event_base;
-void workers_setup(struct event_base *base);
+void workers_setup(struct event_base *base, char *const *lists, int nlists);
 /* --list-workers: every known worker plus other sudoku-* programs found. */
-void workers_setup_listing(void);
+void workers_setup_listing(char *const *lists, int nlists);
 /* --list-workers' table, on standard output. */
-void workers_print_listing(void);
+void workers_print_listing(bool json);
 /* Where the racer looks for sudoku-* programs, for messages. */
 const char *workers_search_path(void);
 /* The program of a worker name (sudoku-NAME beside the racer, ...), malloc'd;
