@@ -19,14 +19,17 @@
  * costs this process.
  *
  * Size: LMDB writes copies of the pages a transaction changes, so the
- * entries leave room for two transactions' copies (reserve_pages): from a
- * third of the map for a small one to a few percent of the default 1 GiB.
- * The least recently used entries are evicted when the entries leave less
- * (apply). */
+ * entries leave room for two transactions' copies (reserve_pages): a few
+ * percent of the map while the store has few leaves, up to two thirds
+ * when a chunk's keys land on a different leaf each. The least recently
+ * used entries are evicted when the entries leave less (apply), at most
+ * EVICT_MAX a transaction. Each transaction has its own processor budget
+ * (helper_budget): a large store's eviction is work, not a loop. */
 #include "config.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,11 @@
 #define OPS_MAX 32768
 #define ARENA_MAX ((size_t)16 << 20)
 #define CHUNK 32768
+/* The most entries one transaction evicts: as many as a chunk writes, so
+ * that eviction keeps up with a cold run, while a transaction's copies of
+ * the pages it changes (held in this process's memory until it commits)
+ * and its processor time stay a chunk's. */
+#define EVICT_MAX CHUNK
 
 enum op { OP_PUT, OP_DELETE, OP_TOUCH };
 struct pending {
@@ -96,20 +104,27 @@ static int cmp_tick(const void *a, const void *b)
 }
 
 /* Deletes the least recently used entries until pages in use are at most
- * target: in rounds, each the oldest share of the entries that the pages
- * over target are of all (the ticks read, sorted, and the entries at or
- * below the share's last tick deleted). */
-static int evict(MDB_txn *txn, size_t target, long *evicted)
+ * target, or most entries are gone (the next transaction over the mark
+ * goes on): in rounds, each the oldest share of the entries that the pages
+ * over target are of all, and at least a 32nd of them (the ticks read,
+ * sorted, and the entries at or below the share's last tick deleted). The
+ * keys are hashes, so deleting entries empties leaves only bit by bit and
+ * the pages in use fall slowly: each round reads every tick again, so each
+ * has a processor budget of its own, and the rounds are few. */
+static int evict(MDB_txn *txn, size_t target, size_t most, long *evicted)
 {
 	int rc = 0;
-	size_t used;
-	while (rc == 0 && (used = used_pages(txn)) > target) {
+	size_t used, gone = 0;
+	while (rc == 0 && gone < most && (used = used_pages(txn)) > target) {
+		helper_budget();
 		MDB_stat st;
 		rc = mdb_stat(txn, s.uses_dbi, &st);
 		if (rc != 0 || st.ms_entries == 0)
 			break;
 		size_t count = st.ms_entries, n = count * (used - target) / used;
+		n = n > count / 32 ? n : count / 32;
 		n = n ? n : 1;
+		n = n < most - gone ? n : most - gone;
 		uint64_t *ticks = malloc(count * sizeof *ticks);
 		if (!ticks)
 			return ENOMEM;
@@ -151,6 +166,7 @@ static int evict(MDB_txn *txn, size_t target, long *evicted)
 		if (rc == MDB_NOTFOUND)
 			rc = 0;
 		mdb_cursor_close(cur);
+		gone += deleted;
 		if (deleted == 0)
 			break;
 	}
@@ -164,24 +180,32 @@ struct write {
 	int rc;
 };
 
+/* Pages one transaction may change in a database of stat st when it
+ * writes or deletes n entries: a leaf each (no more leaves than there
+ * are, and a new one per split), and the branches above them. */
+static size_t changed_pages(const MDB_stat *st, size_t n)
+{
+	size_t leaves = n < st->ms_leaf_pages ? n : st->ms_leaf_pages;
+	return leaves + n / 8 + 1 + st->ms_branch_pages + st->ms_depth;
+}
+
 /* Room the entries leave in the map for LMDB's copies: a transaction
  * writes a new copy of every page it changes, and the pages the one before
- * freed are reused only after it. Each of the two changes at most a path
- * and an entry's overflow pages per entry written, or all the pages there
- * are: at most two thirds of the map. */
+ * freed are reused only after it. Each of the two changes, in the entries
+ * and in their uses, the pages of the entries it writes and evicts (and
+ * their overflow pages): at most two thirds of the map. */
 static size_t reserve_pages(MDB_txn *txn, const struct write *w)
 {
-	MDB_stat st;
-	if (mdb_stat(txn, s.dbi, &st) != 0)
+	MDB_stat st, us;
+	if (mdb_stat(txn, s.dbi, &st) != 0 || mdb_stat(txn, s.uses_dbi, &us) != 0)
 		return s.cap_pages * 2 / 3;
 	size_t overflow = 0;
 	for (size_t i = w->from; i < w->from + w->n; i++) {
 		size_t pages = (ops[i].len + 64) / st.ms_psize;
 		overflow = pages > overflow ? pages : overflow;
 	}
-	size_t n = w->n > BATCH ? w->n : BATCH;
-	size_t per_entry = st.ms_depth + 2 /* the uses path, a split */ + overflow;
-	size_t reserve = 2 * n * per_entry;
+	size_t n = (w->n > BATCH ? w->n : BATCH) + EVICT_MAX;
+	size_t reserve = 2 * (changed_pages(&st, n) + changed_pages(&us, n) + n * overflow);
 	return reserve < s.cap_pages * 2 / 3 ? reserve : s.cap_pages * 2 / 3;
 }
 
@@ -246,12 +270,16 @@ static void apply(MDB_txn *txn, struct write *w)
 		lmdb_write_meta(&s, txn, tick, &w->rc);
 	size_t high = s.cap_pages - reserve_pages(txn, w), low = high - high / 8;
 	if (w->rc == 0 && (w->evict_only || used_pages(txn) > high))
-		w->rc = evict(txn, w->evict_only ? low / 2 : low, &w->evicted);
+		w->rc = evict(txn, w->evict_only ? low / 2 : low, w->evict_only ? SIZE_MAX : EVICT_MAX,
+			      &w->evicted);
 }
 
 static void write_batch(struct write *w)
 {
 	MDB_txn *txn;
+	/* a budget per transaction: each is bounded (CHUNK entries written,
+	 * EVICT_MAX evicted), a commit of a full queue is not */
+	helper_budget();
 	w->rc = mdb_txn_begin(s.env, NULL, 0, &txn);
 	if (w->rc == MDB_MAP_RESIZED) {
 		mdb_env_set_mapsize(s.env, 0);
