@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "geometry.h"
 
 #ifdef __SSE2__
@@ -28,6 +29,25 @@ void grid_init(struct grid *g, int box)
 	g->side = box * box;
 	g->cells = g->side * g->side;
 	memset(g->cell, 0, (size_t)g->cells);
+}
+
+struct grid *grid_new(int box)
+{
+	struct grid *g = xmalloc(grid_size(box));
+	grid_init(g, box);
+	return g;
+}
+
+struct grid *grid_dup(const struct grid *g)
+{
+	struct grid *d = xmalloc(grid_bytes(g));
+	memcpy(d, g, grid_bytes(g));
+	return d;
+}
+
+void grid_copy(struct grid *to, const struct grid *from)
+{
+	memcpy(to, from, grid_bytes(from));
 }
 
 int grid_box_for_side(int side)

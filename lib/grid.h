@@ -16,13 +16,51 @@
 #define GRID_ERR_MAX 192
 
 /* A puzzle or a solution. box = n, side = N = n*n, cells = N*N; cell[i] is 0
- * for a blank, else the value 1..N, row-major. */
+ * for a blank, else the value 1..N, row-major. A grid is its header and its
+ * cells, allocated at its size (grid_new): a 9x9 grid takes 93 bytes, a
+ * 64x64 one 4 KB. It is copied with grid_copy, never by assignment (which
+ * copies the header alone). */
 struct grid {
 	int box;
 	int side;
 	int cells;
-	uint8_t cell[GRID_MAX_CELLS];
+	uint8_t cell[];
 };
+
+/* The bytes a grid of box size n takes. */
+static inline size_t grid_size(int box)
+{
+	return sizeof(struct grid) + (size_t)box * (size_t)box * (size_t)box * (size_t)box;
+}
+
+/* The bytes g takes: its header and its cells. */
+static inline size_t grid_bytes(const struct grid *g)
+{
+	return sizeof(struct grid) + (size_t)g->cells;
+}
+
+/* Room for a grid of any size, for a grid read before its size is known
+ * (a parse, a reply off the wire) into one place used again: room.grid. */
+union grid_room {
+	struct grid grid;
+	uint8_t bytes[sizeof(struct grid) + GRID_MAX_CELLS];
+};
+
+/* A member of a record that holds a grid of any size (a puzzle read, a
+ * result): the grid, named name, with the room for its cells after it. */
+#define GRID_MEMBER(name)                                                \
+	union {                                                          \
+		struct grid name;                                        \
+		uint8_t name##_room[sizeof(struct grid) + GRID_MAX_CELLS]; \
+	}
+
+/* A blank grid of box size n at its size; free() it. Dies when memory runs
+ * out. */
+struct grid *grid_new(int box);
+/* A copy of g at its size; free() it. */
+struct grid *grid_dup(const struct grid *g);
+/* Copies from into to, which has room for from's size. */
+void grid_copy(struct grid *to, const struct grid *from);
 
 /* How a puzzle was written, so that answers come back in the same alphabet. */
 enum notation_style {

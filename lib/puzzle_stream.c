@@ -83,7 +83,7 @@ static enum stream_event end_grid(struct puzzle_stream *ps, struct stream_item *
 		rc = grid_parse_cells(ps->chars, (size_t)ps->chars_len, grid_box_for_side(ps->side),
 				      &out->grid, &out->notation, err, sizeof err);
 	} else {
-		out->grid = ps->partial;
+		grid_copy(&out->grid, &ps->partial);
 		notation_default(&out->notation, ps->side);
 		out->notation.style = NOTATION_NUMBERS;
 		out->notation.minus_one = ps->minus_one;
@@ -269,9 +269,9 @@ static enum stream_event feed_first(struct puzzle_stream *ps, const char *s, siz
 		if (count == 16) {
 			/* 16 numbers: a 4x4 puzzle, unless a value above 4 makes it the
 			 * first row of a 16x16 grid */
-			struct grid g;
+			union grid_room g;
 			struct notation nt;
-			small = grid_parse_numbers(s, len, 2, &g, &nt, err, sizeof err) == 0;
+			small = grid_parse_numbers(s, len, 2, &g.grid, &nt, err, sizeof err) == 0;
 		}
 		if (box && small) {
 			if (grid_parse_numbers(s, len, box, &out->grid, &out->notation, err, sizeof err) < 0)

@@ -38,7 +38,7 @@ struct stream_item {
 	long line;                 /* the line the puzzle started on */
 	struct notation notation;
 	char error[GRID_ERR_MAX + 48];
-	struct grid grid;          /* last: a small grid's cells end the part used */
+	GRID_MEMBER(grid);         /* last: a small grid's cells end the part used */
 };
 
 struct puzzle_stream {
@@ -50,7 +50,7 @@ struct puzzle_stream {
 	bool has_pipe;   /* GRID_CHARS: rows were decorated with '|' */
 	bool seen_one;   /* GRID_ACS_ORDER: the "1" line was read */
 	char bad[GRID_ERR_MAX + 48]; /* the grid's first problem, reported at its end */
-	struct grid partial;  /* GRID_NUMBERS: the cells read so far */
+	GRID_MEMBER(partial); /* GRID_NUMBERS: the cells read so far */
 	int chars_len;
 	char chars[GRID_MAX_CELLS + 1]; /* GRID_CHARS: the cells read so far */
 };

@@ -186,10 +186,11 @@ static void answered(const struct cmsg *m)
 		store_failed(CF_ERROR, "the cache's reader process answered a look-up not asked");
 		return;
 	}
-	static struct grid puzzle;
-	static struct cache_entry e;
+	union grid_room room;
+	struct grid *puzzle = &room.grid;
+	struct cache_entry e;
 	struct cache_asked asked;
-	asked_pop(&asked, &puzzle);
+	asked_pop(&asked, puzzle);
 	answers++;
 	char why[GRID_ERR_MAX + 64];
 	enum cache_result r = CACHE_MISS;
@@ -197,7 +198,7 @@ static void answered(const struct cmsg *m)
 		cmsg_text_of(m, why, sizeof why);
 		r = CACHE_BAD;
 	} else if (m->type == CM_HIT) {
-		r = cache_check(&puzzle, m->data + 1, m->len - 1, &e, why, sizeof why);
+		r = cache_check(puzzle, m->data + 1, m->len - 1, &e, why, sizeof why);
 	}
 	if (r == CACHE_HIT) {
 		stats_cache_add(CC_HITS, 1);
@@ -220,12 +221,12 @@ static void walked(const struct cmsg *m)
 		walk_done = true;
 		return;
 	}
-	static struct grid puzzle;
-	static struct cache_entry e;
+	union grid_room puzzle;
+	struct cache_entry e;
 	char why[128];
-	int d = cache_decode(m->data + CACHE_KEY_LEN, m->len - CACHE_KEY_LEN, &puzzle, &e, why, sizeof why);
+	int d = cache_decode(m->data + CACHE_KEY_LEN, m->len - CACHE_KEY_LEN, &puzzle.grid, &e, why, sizeof why);
 	if (walk_fn)
-		walk_fn(d > 0 ? &puzzle : NULL, d > 0 ? &e : NULL, d, walk_arg);
+		walk_fn(d > 0 ? &puzzle.grid : NULL, d > 0 ? &e : NULL, d, walk_arg);
 }
 
 /* One message from a helper. */

@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,7 +301,7 @@ static int parse_line(char *line, struct grid *puzzle, struct cache_entry *e, ch
 		snprintf(why, whysz, "the puzzle: %s", err);
 		return -1;
 	}
-	memset(e, 0, sizeof *e - sizeof e->solution);
+	memset(e, 0, offsetof(struct cache_entry, solution));
 	e->uniq = UNIQ_UNKNOWN;
 	if (strcmp(aw, "unsat") == 0) {
 		e->verdict = V_UNSAT;
@@ -343,7 +344,7 @@ static int parse_line(char *line, struct grid *puzzle, struct cache_entry *e, ch
 
 /* An entry whose unsat or unique= claim awaits its proof. */
 struct claim {
-	struct grid puzzle;
+	struct grid *puzzle; /* at its size */
 	struct cache_entry e;
 };
 
@@ -360,7 +361,7 @@ static void add_claim(struct claims *c, const struct grid *puzzle, const struct 
 		if (!c->v)
 			die("out of memory");
 	}
-	c->v[c->n].puzzle = *puzzle;
+	c->v[c->n].puzzle = grid_dup(puzzle);
 	c->v[c->n].e = *e;
 	c->n++;
 }
@@ -393,7 +394,7 @@ static int prove(const struct claims *c, enum proof *proof, char *why, size_t wh
 	size_t gsz = (size_t)GRID_MAX_CELLS * 3 + 1;
 	char *buf = xmalloc(gsz);
 	for (size_t i = 0; i < c->n; i++) {
-		msg_format_grid(&c->v[i].puzzle, buf, gsz);
+		msg_format_grid(c->v[i].puzzle, buf, gsz);
 		fprintf(f, "%s\n", buf);
 	}
 	free(buf);
@@ -494,9 +495,11 @@ static void settle_claims(struct claims *c, struct import_counts *n)
 			e->uniq = UNIQ_UNKNOWN;
 			e->provers[0] = '\0';
 		}
-		cache_put(&c->v[i].puzzle, e);
+		cache_put(c->v[i].puzzle, e);
 	}
 	free(proof);
+	for (size_t i = 0; i < c->n; i++)
+		free(c->v[i].puzzle);
 	c->n = 0;
 }
 
@@ -533,8 +536,8 @@ static int cmd_import(const char *dir, int nargs, char **args)
 		free(files);
 		return 2;
 	}
-	static struct grid puzzle;
-	static struct cache_entry e;
+	union grid_room *puzzle = xmalloc(sizeof *puzzle);
+	struct cache_entry *e = xmalloc(sizeof *e);
 	struct import_counts n = {0};
 	struct claims claims = {NULL, 0, 0};
 	int status = 0;
@@ -582,22 +585,24 @@ static int cmd_import(const char *dir, int nargs, char **args)
 					PROGRAM, shown, EXPORT_HEADER, EXPORT_VERSION);
 			first = false;
 			char why[GRID_ERR_MAX + 32];
-			if (parse_line(p, &puzzle, &e, why, sizeof why) < 0) {
+			if (parse_line(p, &puzzle->grid, e, why, sizeof why) < 0) {
 				fprintf(stderr, "%s: cache import: %s: line %ld: %s\n", PROGRAM, shown, lineno, why);
 				n.rejected++;
 				continue;
 			}
 			n.read++;
-			if (!trust && (e.verdict == V_UNSAT || e.uniq != UNIQ_UNKNOWN))
-				add_claim(&claims, &puzzle, &e);
+			if (!trust && (e->verdict == V_UNSAT || e->uniq != UNIQ_UNKNOWN))
+				add_claim(&claims, &puzzle->grid, e);
 			else
-				cache_put(&puzzle, &e);
+				cache_put(&puzzle->grid, e);
 		}
 		if (in != stdin)
 			fclose(in);
 	}
 	free(line);
 	free(files);
+	free(puzzle);
+	free(e);
 	settle_claims(&claims, &n);
 	free(claims.v);
 	bool ok = cache_finish() == 0;

@@ -172,7 +172,7 @@ static char fail_why[768];
 /* A look-up in flight; privdata of its commands. */
 struct lookup {
 	uint64_t seq;
-	struct grid puzzle;          /* what a value found must be the entry of */
+	struct grid *puzzle;         /* what a value found must be the entry of */
 	char hex[GRID_HASH_HEX];
 	bool claiming;               /* the claim script, not the first GET */
 	bool waited;                 /* counted in rs.waited */
@@ -230,6 +230,12 @@ static void unlink_waiter(struct waiter *w)
 	event_free(w->ev);
 }
 
+static void lookup_free(struct lookup *lk)
+{
+	free(lk->puzzle);
+	free(lk);
+}
+
 /* The look-up's end: answered (store.h), and freed. A miss after a bad
  * entry was dropped on the way is CACHE_BAD. */
 static void answer(struct lookup *lk, enum cache_result r, const struct cache_entry *e)
@@ -245,7 +251,7 @@ static void answer(struct lookup *lk, enum cache_result r, const struct cache_en
 		store_reply_later(lk->seq, r, e, r == CACHE_BAD ? lk->bad : NULL);
 	else
 		store_reply(lk->seq, r, e, r == CACHE_BAD ? lk->bad : NULL);
-	free(lk);
+	lookup_free(lk);
 }
 
 /* Every puzzle waiting for a claim: raced here (tell) or forgotten. */
@@ -259,7 +265,7 @@ static void drop_waiters(bool tell)
 		if (tell)
 			answer(lk, CACHE_MISS, NULL);
 		else
-			free(lk);
+			lookup_free(lk);
 	}
 }
 
@@ -387,7 +393,7 @@ static void wait_for_claim(struct lookup *lk, bool ours)
 
 static void on_lookup_reply(struct lookup *lk, const redisReply *reply)
 {
-	static struct cache_entry e;
+	struct cache_entry e;
 	char why[GRID_ERR_MAX + 64];
 	if (reply->type == REDIS_REPLY_INTEGER && lk->claiming) {
 		if (reply->integer == 0 || reply->integer == 3) {
@@ -415,7 +421,7 @@ static void on_lookup_reply(struct lookup *lk, const redisReply *reply)
 	if (reply->len > cache_value_max())
 		snprintf(why, sizeof why, "a value over %zu bytes", cache_value_max());
 	else
-		r = cache_check(&lk->puzzle, reply->str, reply->len, &e, why, sizeof why);
+		r = cache_check(lk->puzzle, reply->str, reply->len, &e, why, sizeof why);
 	if (r == CACHE_HIT && e.verdict == V_SOLVED) {
 		/* the solution is verified; its uniqueness is the server's word */
 		e.uniq = UNIQ_UNKNOWN;
@@ -596,7 +602,7 @@ void redis_lookup(uint64_t seq, const struct grid *puzzle)
 	inside++;
 	struct lookup *lk = xcalloc(1, sizeof *lk);
 	lk->seq = seq;
-	lk->puzzle = *puzzle;
+	lk->puzzle = grid_dup(puzzle);
 	key_of(puzzle, lk->hex);
 	char vkey[64], last[24];
 	snprintf(vkey, sizeof vkey, PREFIX "%s", lk->hex);
@@ -605,7 +611,7 @@ void redis_lookup(uint64_t seq, const struct grid *puzzle)
 	if (opt.count) {
 		claim(lk); /* no entry answers a count */
 	} else if (!send_argv(lk, 4, argv, NULL)) {
-		free(lk);
+		lookup_free(lk);
 		stats_cache_add(CC_MISSES, 1);
 		store_reply_later(seq, CACHE_MISS, NULL, NULL);
 	}

@@ -2,9 +2,12 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "racer/cache_value.h"
+
+#include "lib/common.h"
 
 #define VERDICT_SOLVED 1
 #define VERDICT_UNSAT 2
@@ -138,21 +141,29 @@ enum cache_result cache_check(const struct grid *puzzle, const void *data, size_
 
 bool cache_keep_stored(const void *stored, size_t stored_len, const void *fresh, size_t fresh_len)
 {
-	static struct grid sp;
-	static struct cache_entry se, fe;
+	struct {
+		union grid_room sp;
+		struct cache_entry se, fe;
+	} *both = xmalloc(sizeof *both);
+	const struct grid *sp = &both->sp.grid;
+	const struct cache_entry *se = &both->se, *fe = &both->fe;
 	char why[GRID_ERR_MAX];
 	const uint8_t *f = fresh;
-	if (cache_decode(stored, stored_len, &sp, &se, why, sizeof why) <= 0)
-		return false;
-	if (cache_decode(fresh, fresh_len, NULL, &fe, why, sizeof why) <= 0)
-		return true;
-	if (sp.box != f[3] || memcmp(sp.cell, f + header_len(f), (size_t)sp.cells) != 0)
-		return false; /* another puzzle's entry (a collision): replaced */
-	if (se.verdict == V_SOLVED && !grid_verify(&sp, &se.solution, why, sizeof why))
-		return false;
-	if (se.verdict != fe.verdict)
-		return se.verdict == V_SOLVED;
-	if (se.verdict == V_SOLVED && se.uniq == UNIQ_UNKNOWN && fe.uniq != UNIQ_UNKNOWN)
-		return false;
-	return !(se.provers[0] == '\0' && fe.provers[0] != '\0');
+	bool keep;
+	if (cache_decode(stored, stored_len, &both->sp.grid, &both->se, why, sizeof why) <= 0)
+		keep = false;
+	else if (cache_decode(fresh, fresh_len, NULL, &both->fe, why, sizeof why) <= 0)
+		keep = true;
+	else if (sp->box != f[3] || memcmp(sp->cell, f + header_len(f), (size_t)sp->cells) != 0)
+		keep = false; /* another puzzle's entry (a collision): replaced */
+	else if (se->verdict == V_SOLVED && !grid_verify(sp, &se->solution, why, sizeof why))
+		keep = false;
+	else if (se->verdict != fe->verdict)
+		keep = se->verdict == V_SOLVED;
+	else if (se->verdict == V_SOLVED && se->uniq == UNIQ_UNKNOWN && fe->uniq != UNIQ_UNKNOWN)
+		keep = false;
+	else
+		keep = !(se->provers[0] == '\0' && fe->provers[0] != '\0');
+	free(both);
+	return keep;
 }

@@ -51,7 +51,7 @@ struct cache_entry {
 	/* who proved the unsat verdict or the uniqueness (e.g. "cp,sat");
 	 * "" when not recorded (entries of format 1 never record it) */
 	char provers[CACHE_PROVERS_MAX];
-	struct grid solution;  /* V_SOLVED */
+	GRID_MEMBER(solution); /* V_SOLVED; last */
 };
 
 /* What a look-up found: an entry verified against the puzzle, nothing (or

@@ -33,7 +33,7 @@ static uint64_t *fail_ends;
 static size_t fail_head, fail_tail, fail_cap;
 static int status;
 static struct answer_buf text; /* an answer's text, kept from answer to answer */
-static struct grid solution;
+static union grid_room solution; /* the answer's solution, kept from answer to answer */
 
 static void try_write(void);
 
@@ -151,10 +151,8 @@ static void answer_of(const struct puzzle *pz, bool json, struct answer *a, stru
 		[V_CLASH] = ANSWER_CLASH,       [V_UNSUPPORTED] = ANSWER_UNSUPPORTED,
 	};
 	if (pz->solution) {
-		solution.box = pz->item.grid.box;
-		solution.side = pz->item.grid.side;
-		solution.cells = pz->item.grid.cells;
-		memcpy(solution.cell, pz->solution, (size_t)solution.cells);
+		grid_init(&solution.grid, pz->item.grid.box);
+		memcpy(solution.grid.cell, pz->solution, (size_t)solution.grid.cells);
 	}
 	*a = (struct answer){
 		.kind = kinds[pz->verdict],
@@ -162,7 +160,7 @@ static void answer_of(const struct puzzle *pz, bool json, struct answer *a, stru
 		.line = pz->item.line,
 		.puzzle = pz->verdict == V_INVALID ? NULL : &pz->item.grid,
 		.nt = &pz->item.notation,
-		.solution = pz->solution ? &solution : NULL,
+		.solution = pz->solution ? &solution.grid : NULL,
 		.note = pz->verdict == V_INVALID ? pz->item.error : pz->text,
 		.count = pz->count,
 		.count_limit = opt.count,

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <event2/event.h>
@@ -138,7 +139,8 @@ static void remember(struct puzzle *pz, enum verdict v)
 	bool proved = pz->claims.confirmed || !pz->claims.n;
 	if (!store_enabled() || v == V_CLASH || (!proved && v == V_UNSAT))
 		return;
-	static struct cache_entry e;
+	struct cache_entry e;
+	memset(&e, 0, offsetof(struct cache_entry, solution));
 	e.verdict = v == V_UNSAT ? V_UNSAT : V_SOLVED;
 	e.uniq = !proved ? UNIQ_UNKNOWN : v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq;
 	e.ms = pz->winner_ms;

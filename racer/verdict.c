@@ -278,7 +278,8 @@ static struct step claim(struct puzzle *pz, int who, enum verdict v, const struc
 static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg_reply *m, enum outcome o)
 {
 	struct worker_spec *s = &specs[a->spec];
-	static struct grid sol;
+	union grid_room sol_room;
+	struct grid *sol = &sol_room.grid;
 	switch (m->type) {
 	case MSG_SOLUTION:
 		if (count_limit) {
@@ -286,7 +287,7 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 			o = OUT_ERROR;
 			break;
 		}
-		if (!verified(pz, s, m->grid, m->grid_len, &sol)) {
+		if (!verified(pz, s, m->grid, m->grid_len, sol)) {
 			a->outcome = OUT_WRONG;
 			return noted();
 		}
@@ -295,7 +296,7 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 		pz->winner = s->index;
 		pz->winner_ms = a->ms;
 		pz->uniq = UNIQ_UNKNOWN;
-		puzzle_keep_solution(pz, sol.cell);
+		puzzle_keep_solution(pz, sol->cell);
 		return decided(V_SOLVED);
 	case MSG_COUNT: {
 		long k = m->count;
@@ -305,11 +306,11 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 		}
 		if (k == 0)
 			return claim(pz, s->index, V_UNSAT, NULL, 0);
-		if (!verified(pz, s, m->grid, m->grid_len, &sol)) {
+		if (!verified(pz, s, m->grid, m->grid_len, sol)) {
 			a->outcome = OUT_WRONG;
 			return noted();
 		}
-		return claim(pz, s->index, k == 1 ? V_SOLVED : V_MULTIPLE, &sol, k < count_limit ? k : count_limit);
+		return claim(pz, s->index, k == 1 ? V_SOLVED : V_MULTIPLE, sol, k < count_limit ? k : count_limit);
 	}
 	case MSG_UNSAT:
 		if (!s->complete) {
@@ -334,9 +335,10 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 static struct step late(struct puzzle *pz, struct attempt *a, const struct msg_reply *m, enum outcome o)
 {
 	struct worker_spec *s = &specs[a->spec];
-	static struct grid sol;
+	union grid_room sol_room;
+	struct grid *sol = &sol_room.grid;
 	bool solved = pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE;
-	if (m->type == MSG_SOLUTION && !verified(pz, s, m->grid, m->grid_len, &sol)) {
+	if (m->type == MSG_SOLUTION && !verified(pz, s, m->grid, m->grid_len, sol)) {
 		a->outcome = OUT_WRONG;
 		return noted();
 	}

@@ -61,13 +61,14 @@ int main(int argc, char **argv)
 					printf("WRONG: an answer to an invalid puzzle (%s)\n", item.error);
 					wrong++;
 				} else {
-					struct grid sol;
+					union grid_room sol_room;
+					struct grid *sol = &sol_room.grid;
 					struct notation nt;
 					char err[GRID_ERR_MAX];
-					if (grid_parse(answer, strlen(answer), &sol, &nt, err, sizeof err) < 0) {
+					if (grid_parse(answer, strlen(answer), sol, &nt, err, sizeof err) < 0) {
 						printf("WRONG: line %ld: %s\n", item.line, err);
 						wrong++;
-					} else if (!grid_verify(&item.grid, &sol, err, sizeof err)) {
+					} else if (!grid_verify(&item.grid, sol, err, sizeof err)) {
 						printf("WRONG: line %ld: %s\n", item.line, err);
 						wrong++;
 					} else {

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include "fullgrid.h"
 #include "shuffle.h"
@@ -74,18 +75,20 @@ static void random_symmetry(struct rng *r, const struct grid *g, struct grid *ou
 
 int fullgrid_make(struct rng *starts, struct rng *shuffles, int box, struct grid *out)
 {
-	static struct grid start, full;
+	struct grid *start = grid_new(box), *full = grid_new(box);
+	int n;
 	for (;;) {
-		diagonal_start(starts, box, &start);
+		diagonal_start(starts, box, start);
 		/* one solution is enough: the search's restarts keep it fast */
-		int n = solver_count(&start, 1, 0, &full);
-		if (n == 1)
+		n = solver_count(start, 1, 0, full);
+		if (n == 1 || n < 0)
 			break;
-		if (n < 0)
-			return -1;
 		/* no solution: only 4x4 starts can have none (two diagonal boxes
 		 * whose rows leave a column no value); draw another */
 	}
-	random_symmetry(shuffles, &full, out);
-	return 0;
+	if (n == 1)
+		random_symmetry(shuffles, full, out);
+	free(start);
+	free(full);
+	return n == 1 ? 0 : -1;
 }

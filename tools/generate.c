@@ -112,7 +112,7 @@ static void put(const struct grid *g, const struct notation *nt, char *buf, size
 static int instances(int box, double keep, long number, unsigned long long seed, const struct notation *nt,
 		     char *buf, size_t bufsz)
 {
-	static struct grid g;
+	struct grid *g = grid_new(box);
 	struct rng starts, shuffles;
 	rng_seed(&starts, seed);
 	shuffles = starts;
@@ -122,26 +122,27 @@ static int instances(int box, double keep, long number, unsigned long long seed,
 	       " --number=%ld --seed=%llu\n",
 	       number, box * box, box * box, keep * 100, box, keep, number, seed);
 	for (long i = 0; i < number; i++) {
-		if (fullgrid_make(&starts, &shuffles, box, &g) < 0)
+		if (fullgrid_make(&starts, &shuffles, box, g) < 0)
 			die("out of memory");
-		instance_keep(&shuffles, &g, (int)(keep * g.cells + 0.5));
-		put(&g, nt, buf, bufsz);
+		instance_keep(&shuffles, g, (int)(keep * g->cells + 0.5));
+		put(g, nt, buf, bufsz);
 	}
+	free(g);
 	return 0;
 }
 
 static int unique_puzzles(const struct generator_request *rq, long number, unsigned long long seed,
 			  const struct notation *nt, char *buf, size_t bufsz)
 {
-	static struct grid g;
+	struct grid *g = grid_new(rq->box);
 	struct generator_result res;
 	struct rng r;
 	int status = 0;
 	rng_seed(&r, seed);
 	for (long i = 0; i < number; i++) {
-		switch (generator_make(rq, &r, &g, &res)) {
+		switch (generator_make(rq, &r, g, &res)) {
 		case 0:
-			put(&g, nt, buf, bufsz);
+			put(g, nt, buf, bufsz);
 			break;
 		case 1:
 			printf("# no %s puzzle in %ld attempts (the last was %s)\n", rate_level_name(rq->level),
@@ -155,6 +156,7 @@ static int unique_puzzles(const struct generator_request *rq, long number, unsig
 		if (fflush(stdout) != 0)
 			break;
 	}
+	free(g);
 	return status;
 }
 

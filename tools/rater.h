@@ -69,7 +69,7 @@ struct rating {
 				 * when not) */
 	bool bounded;           /* the search hit max_guesses: extreme, its
 				 * guesses at least that many */
-	struct grid solution;   /* when solutions >= 1 */
+	GRID_MEMBER(solution);  /* when solutions >= 1; last */
 };
 
 /* The bound of guesses sudoku-rate and sudoku-generate use by default:

@@ -5,9 +5,11 @@
 #include "config.h"
 
 #include <stdarg.h>
+#include <stdlib.h>
 
 #include "solver.h"
 #include "workers/worker.h"
+#include "lib/common.h"
 
 struct worker_ctx {
 	long limit;
@@ -74,18 +76,22 @@ int solver_count(const struct grid *puzzle, long limit, uint64_t max_nodes, stru
 		.limit = limit,
 		.max_polls = max_nodes ? (max_nodes + per_poll - 1) / per_poll : 0,
 	};
-	static struct solve_result res; /* 4 KB of cells: not on the stack */
-	res.count = 0;
-	switch (worker_algorithm.solve(puzzle, &res, &ctx)) {
+	struct solve_result *res = xmalloc(sizeof *res);
+	res->count = 0;
+	int n = -1;
+	switch (worker_algorithm.solve(puzzle, res, &ctx)) {
 	case SOLVE_SOLVED:
 		if (solution)
-			*solution = res.solution;
-		return res.count > 0 ? (int)res.count : 1;
+			grid_copy(solution, &res->solution);
+		n = res->count > 0 ? (int)res->count : 1;
+		break;
 	case SOLVE_UNSAT:
-		return 0;
+		n = 0;
+		break;
 	case SOLVE_GAVEUP:
 	case SOLVE_STOPPED:
 		break;
 	}
-	return -1;
+	free(res);
+	return n;
 }

@@ -150,7 +150,7 @@ static uint64_t search_scan(struct bf_search *s, const struct grid *puzzle,
 		if (depth == s->nopen) {
 			/* every cell filled: a solution */
 			if ((*found)++ == 0) {
-				res->solution = *puzzle;
+				grid_copy(&res->solution, puzzle);
 				memcpy(res->solution.cell, s->board, (size_t)puzzle->cells);
 			}
 			if (*found >= limit)
@@ -198,7 +198,7 @@ static uint64_t search_mask(struct bf_search *s, const struct grid *puzzle,
 	int depth = 0;
 	if (nopen == 0) {
 		*found = 1;
-		res->solution = *puzzle;
+		grid_copy(&res->solution, puzzle);
 		return 0;
 	}
 	uint64_t cand = all & ~(used[units[0].row] | used[units[0].col] | used[units[0].box]);
@@ -226,7 +226,7 @@ static uint64_t search_mask(struct bf_search *s, const struct grid *puzzle,
 			if (depth == nopen) {
 				/* every cell filled: a solution */
 				if ((*found)++ == 0) {
-					res->solution = *puzzle;
+					grid_copy(&res->solution, puzzle);
 					for (int k = 0; k < nopen; k++)
 						res->solution.cell[s->open[k]] =
 							(uint8_t)(__builtin_ctzll(written[k]) + 1);

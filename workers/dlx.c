@@ -253,7 +253,7 @@ static enum solve_status dlx_solve(const struct grid *puzzle, struct solve_resul
 			if (n[0].right == 0) {
 				/* every column covered: the chosen rows are a solution */
 				if (found++ == 0) {
-					res->solution = *puzzle;
+					grid_copy(&res->solution, puzzle);
 					for (int l = 0; l < level; l++) {
 						int32_t row = (chosen_row[l] - x.first_row) / 4;
 						res->solution.cell[x.row_cell[row]] = x.row_digit[row];

@@ -178,9 +178,7 @@ struct solve_result **batch_results(struct batch_results *br, const struct grid 
 	int cells = 0;
 	for (int i = 0; i < n; i++)
 		cells = puzzles[i]->cells > cells ? puzzles[i]->cells : cells;
-	/* the fields before the solution, its header and the cells used */
-	const size_t stride =
-		(offsetof(struct solve_result, solution) + offsetof(struct grid, cell) + (size_t)cells + 7) & ~(size_t)7;
+	const size_t stride = (solve_result_size(cells) + 7) & ~(size_t)7;
 	if ((size_t)n * stride > br->size) {
 		free(br->mem);
 		br->size = (size_t)n * stride;

@@ -220,11 +220,10 @@ static void take_item(enum stream_event ev, struct stream_item *item)
 		p->item.line = item->line;
 		return;
 	}
-	/* --json shows the puzzle of a '#' line too; the used cells only (a
-	 * whole item is 4 KB) */
+	/* --json shows the puzzle of a '#' line too */
 	p->item.line = item->line;
 	p->item.notation = item->notation;
-	memcpy(&p->item.grid, &item->grid, offsetof(struct grid, cell) + (size_t)item->grid.cells);
+	grid_copy(&p->item.grid, &item->grid);
 	if (!size_supported(item->grid.box)) {
 		p->kind = FILTER_UNSUPPORTED;
 		describe_unsupported(p->text, sizeof p->text, item->line, item->grid.side);

@@ -39,10 +39,9 @@ struct line_ref {
 	long lineno;
 };
 
-/* A puzzle or a '#' line of the output. Small, with its grids apart and
- * short: a batch's records are written afresh by each batch, and records
- * of a whole struct grid (4 KB) cost more in page faults than the GPU's
- * launches did. */
+/* A puzzle or a '#' line of the output. Small, with its grids apart in
+ * the arena at their size: a batch's records are written afresh by each
+ * batch. */
 struct record {
 	long line;
 	struct notation notation;
@@ -54,15 +53,14 @@ struct record {
 	long count;
 	double ms;
 	size_t note;     /* why it was not searched, or the reason of a SOLVE_GAVEUP: in notes */
-	size_t grid;     /* the puzzle's short grid in the arena; the answer's follows it */
+	size_t grid;     /* the puzzle's grid in the arena; the answer's follows it */
 };
 
-/* A short grid: the header and the cells used of a struct grid, all that
- * solve_batch and the verdict read of a puzzle (see worker.h). */
-static size_t short_grid_size(int cells)
+/* A grid's place in the arena: its size, rounded up so that the next one
+ * is aligned. */
+static size_t arena_grid_size(int box)
 {
-	size_t n = offsetof(struct grid, cell) + (size_t)cells;
-	return (n + 7) & ~(size_t)7;
+	return (grid_size(box) + 7) & ~(size_t)7;
 }
 
 /* A slice of a batch's lines: parsed by one thread, formatted by one. */
@@ -334,9 +332,9 @@ static void pl_take(struct part *pt, enum stream_event ev, const struct stream_i
 	r->puzzle = true;
 	r->notation = item->notation;
 	/* the puzzle, and room for its answer */
-	const size_t size = short_grid_size(item->grid.cells);
+	const size_t size = arena_grid_size(item->grid.box);
 	r->grid = pt->arena.len;
-	memcpy(out_room(&pt->arena, 2 * size), &item->grid, offsetof(struct grid, cell) + (size_t)item->grid.cells);
+	grid_copy((struct grid *)(void *)out_room(&pt->arena, 2 * size), &item->grid);
 	pt->arena.len += 2 * size;
 	if (grid_check_givens(&item->grid, err, sizeof err) < 0) {
 		r->kind = FILTER_CLASH;
@@ -448,7 +446,7 @@ static struct grid *record_grid(struct part *pt, const struct record *r)
 
 static struct grid *record_answer(struct part *pt, const struct record *r, const struct grid *puzzle)
 {
-	return (struct grid *)(void *)(pt->arena.p + r->grid + short_grid_size(puzzle->cells));
+	return (struct grid *)(void *)(pt->arena.p + r->grid + arena_grid_size(puzzle->box));
 }
 
 /* A solving thread's arrays, kept from batch to batch: a batch's

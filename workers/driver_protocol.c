@@ -66,7 +66,7 @@ struct job {
 	atomic_int run; /* enum job_run */
 	struct worker_ctx ctx; /* the plain path's: a cancel stops this job only */
 	size_t room; /* bytes allocated for it (it is reused: spare_jobs) */
-	struct grid grid; /* short: the header and the cells used (make_job) */
+	GRID_MEMBER(grid); /* last: a job is kept at its grid's size (make_job) */
 };
 
 /* Jobs answered, kept for reuse (under queue_lock): a malloc in the reading
@@ -192,8 +192,7 @@ struct slot {
 	int n;
 	struct worker_ctx *ctx;
 	bool waiting; /* solved, waiting for its turn to answer */
-	struct grid *whole; /* a job's short grid made whole for solve() */
-	struct solve_result *whole_result; /* solve()'s */
+	struct solve_result *whole_result; /* solve()'s: room for any solution */
 	/* a batch's, kept from batch to batch (opt.batch each) */
 	const struct grid **grids;
 	enum solve_status *st;
@@ -205,14 +204,16 @@ static int nslots;
 static long turns_taken, turn_now;
 static pthread_cond_t turn_wake = PTHREAD_COND_INITIALIZER;
 
+/* The reader thread's job being read: with room for a grid of any size. */
+static struct job job_read;
+
 /* Turns a solve message into a job (one that may already be answered).
- * The job is built whole here, then kept short: its grid's header and the
- * cells used, no more (a whole grid is 4 kB; a queue of 65,536 9x9 jobs
- * takes 30 MB instead of 290, and the reader is not slowed by page faults). */
+ * The job is read into job_read, then kept at its grid's size (room for
+ * any grid is 4 kB; a queue of 65,536 9x9 jobs takes 30 MB instead of 290,
+ * and the reader is not slowed by page faults). */
 static struct job *make_job(const struct msg *m, struct job **spares)
 {
-	static struct job whole; /* the reader thread's */
-	struct job *j = &whole;
+	struct job *j = &job_read;
 	j->next = j->prev = j->same_hash = NULL;
 	j->in_set = NULL;
 	j->slot = NULL;
@@ -261,9 +262,8 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 		snprintf(j->text, sizeof j->text, "%s", err);
 	}
 	if (j->kind == JOB_ERROR)
-		grid_init(&j->grid, GRID_MIN_BOX); /* no cells needed: keep it short */
-	size_t size = offsetof(struct job, grid) + offsetof(struct grid, cell) +
-		      (j->kind == JOB_ERROR ? 0 : (size_t)j->grid.cells);
+		grid_init(&j->grid, GRID_MIN_BOX); /* the smallest: its cells are not read */
+	size_t size = offsetof(struct job, grid) + grid_bytes(&j->grid);
 	struct job *kept = *spares;
 	size_t room = kept ? kept->room : 0;
 	if (kept && room >= size) {
@@ -523,9 +523,9 @@ static void send_answered(const struct job *j)
 	}
 }
 
-/* ALGO.solve on a job's short grid, into the slot's whole result. solve()
- * may copy its puzzle whole and write its solution whole (worker.h): whole
- * ones, kept; only the fields an algorithm may leave alone are cleared. */
+/* ALGO.solve on a job's grid, into the slot's result, which has room for
+ * any solution (worker.h); only the fields an algorithm may leave alone
+ * are cleared. */
 static enum solve_status solve_one(struct slot *sl, const struct grid *g, struct worker_ctx *ctx)
 {
 	struct solve_result *r = sl->whole_result;
@@ -533,8 +533,7 @@ static enum solve_status solve_one(struct slot *sl, const struct grid *g, struct
 	r->nodes = 0;
 	r->reason[0] = '\0';
 	grid_init(&r->solution, GRID_MIN_BOX);
-	memcpy(sl->whole, g, offsetof(struct grid, cell) + (size_t)g->cells);
-	return ALGO.solve(sl->whole, r, ctx);
+	return ALGO.solve(g, r, ctx);
 }
 
 /* Waits for this batch's turn to answer (its place in the queue). */
@@ -791,7 +790,6 @@ int protocol_main(void)
 		struct slot *sl = &slots[k];
 		size_t njobs = (size_t)(opt.batch > RUN_MAX ? opt.batch : RUN_MAX);
 		sl->jobs = xrealloc(NULL, njobs * sizeof *sl->jobs);
-		sl->whole = xrealloc(NULL, sizeof *sl->whole);
 		sl->whole_result = xrealloc(NULL, sizeof *sl->whole_result);
 		sl->grids = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->grids);
 		sl->st = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->st);

@@ -133,7 +133,7 @@ struct eda {
 	uint8_t *scratch;      /* [cells] */
 
 	struct cp_board board; /* --deduce */
-	struct grid clue_grid;
+	struct grid *clue_grid; /* --deduce: the clues as a grid */
 
 	/* permutation sampling, per block */
 	int *open;             /* [N] */
@@ -178,6 +178,7 @@ static void eda_progress(struct eda *e)
 
 static void eda_free(struct eda *e)
 {
+	free(e->clue_grid);
 	free(e->clue);
 	free(e->allowed);
 	free(e->p);
@@ -211,13 +212,14 @@ static int eda_alloc(struct eda *e, const struct grid *puzzle)
 	e->base = malloc((size_t)C);
 	e->scratch = malloc((size_t)C);
 	e->open = malloc(sizeof(int) * (size_t)N);
+	e->clue_grid = malloc(grid_bytes(puzzle));
 	if (cp_board_alloc(&e->board, n) < 0 || !e->clue || !e->allowed || !e->p || !e->grids ||
-	    !e->cost || !e->kept || !e->approx || !e->base || !e->scratch || !e->open) {
+	    !e->cost || !e->kept || !e->approx || !e->base || !e->scratch || !e->open || !e->clue_grid) {
 		eda_free(e);
 		return -1;
 	}
 	memcpy(e->base, puzzle->cell, (size_t)C);
-	e->clue_grid = *puzzle;
+	grid_copy(e->clue_grid, puzzle);
 	return 0;
 }
 
@@ -402,11 +404,11 @@ static bool init_probabilities(struct eda *e)
 		 * with these supplementary clues". The project's propagation
 		 * (naked and hidden singles) fixes what it can; its contradiction
 		 * rejects these clues at once. */
-		memcpy(e->clue_grid.cell, e->clue, (size_t)e->cells);
-		if (cp_board_load(&e->board, &e->clue_grid) < 0)
+		memcpy(e->clue_grid->cell, e->clue, (size_t)e->cells);
+		if (cp_board_load(&e->board, e->clue_grid) < 0)
 			return false;
-		cp_board_to_grid(&e->board, &e->clue_grid);
-		memcpy(e->clue, e->clue_grid.cell, (size_t)e->cells);
+		cp_board_to_grid(&e->board, e->clue_grid);
+		memcpy(e->clue, e->clue_grid->cell, (size_t)e->cells);
 	}
 	if (!unit_masks(e, e->clue, mask))
 		return false;
@@ -732,7 +734,7 @@ static enum solve_status eda_solve(const struct grid *puzzle, struct solve_resul
 		}
 		enum attempt_end end = resolve(&e);
 		if (end == ATTEMPT_SOLVED) {
-			res->solution = *puzzle;
+			grid_copy(&res->solution, puzzle);
 			memcpy(res->solution.cell, e.approx, (size_t)e.cells);
 			status = SOLVE_SOLVED;
 			break;

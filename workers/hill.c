@@ -678,7 +678,7 @@ static enum expand_result expand(struct hill *h)
 
 static void copy_solution(const struct hill *h, struct solve_result *res, const struct grid *puzzle)
 {
-	res->solution = *puzzle;
+	grid_copy(&res->solution, puzzle);
 	memcpy(res->solution.cell, h->cur, (size_t)h->cells);
 }
 

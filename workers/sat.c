@@ -373,18 +373,23 @@ static enum solve_status sat_solve(const struct grid *puzzle, struct solve_resul
 		unsat = board.failed;
 	} else {
 		/* propagation, then locked candidates while they find singles */
-		static struct grid work;
-		work = *puzzle;
+		struct grid *work = malloc(grid_bytes(puzzle));
+		if (!work) {
+			cp_board_free(&board);
+			goto nomem;
+		}
+		grid_copy(work, puzzle);
 		for (;;) {
-			unsat = cp_board_load(&board, &work) < 0;
+			unsat = cp_board_load(&board, work) < 0;
 			if (unsat || !locked_candidates)
 				break;
-			int singles = remove_locked(&board, &work);
+			int singles = remove_locked(&board, work);
 			if (singles <= 0) {
 				unsat = singles < 0;
 				break;
 			}
 		}
+		free(work);
 	}
 	if (unsat) {
 		cp_board_free(&board);
@@ -425,9 +430,9 @@ static enum solve_status sat_solve(const struct grid *puzzle, struct solve_resul
 		}
 		if (++w.found >= limit)
 			break;
-		struct grid another;
-		read_model(&e, &board, &another);
-		block(&e, &board, &another);
+		union grid_room another;
+		read_model(&e, &board, &another.grid);
+		block(&e, &board, &another.grid);
 		if (worker_should_stop(ctx)) {
 			status = SOLVE_STOPPED;
 			break;

@@ -10,6 +10,7 @@
 #define SUDOKU_WORKER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/grid.h"
@@ -30,9 +31,16 @@ struct solve_result {
 	long count;           /* count mode: solutions found, at most the limit */
 	uint64_t nodes;       /* search effort in the algorithm's own unit */
 	char reason[128];     /* SOLVE_GAVEUP: a short reason, no newline */
-	struct grid solution; /* the first solution found; last, so that a
-				 batch's results can be short (solve_batch) */
+	GRID_MEMBER(solution); /* the first solution found; last, so that a
+				  batch's results can be short (solve_batch) */
 };
+
+/* The bytes a result takes when its solution has room for cells cells
+ * alone: a batch's results are that short. */
+static inline size_t solve_result_size(int cells)
+{
+	return offsetof(struct solve_result, solution) + sizeof(struct grid) + (size_t)cells;
+}
 
 /* An algorithm's own command-line options (besides the driver's). Each
  * points at the algorithm's variable holding the paper's default. */
@@ -80,16 +88,17 @@ struct worker_algorithm {
 	/* Optional: called once after the options are read. Returns 0, or -1
 	 * with a message in msg (a usage error: bad option combination). */
 	int (*init)(struct worker_init *wi, char *msg, size_t msgsz);
-	/* Solves one puzzle whose givens do not clash. */
+	/* Solves one puzzle whose givens do not clash. The puzzle is at its
+	 * size (grid.h: copy it with grid_copy); res has room for a solution
+	 * of any size. */
 	enum solve_status (*solve)(const struct grid *puzzle, struct solve_result *res,
 				   struct worker_ctx *ctx);
 	/* Optional: solves several puzzles at once (the GPU). The driver calls it
 	 * with up to batch_max puzzles when more than one is waiting; it fills
 	 * *res[i] (uninitialised: pointers into the driver's own records, so that
-	 * a big batch costs no second copy of them) and status[i]. A puzzle may
-	 * be short: its header and the cells used, no more (read those, never
-	 * copy the whole struct); so may res[i] be: write its solution's
-	 * header and the puzzle's cells alone. init's wi->batches threads (2
+	 * a big batch costs no second copy of them) and status[i]. Each res[i]
+	 * has room for the puzzle's cells alone (solve_result_size): write its
+	 * solution's header and that many cells. init's wi->batches threads (2
 	 * by default) call it (or solve) at once, each with its own batch and
 	 * ctx, so that one batch's expansion overlaps another's launches; in
 	 * filter mode init runs in a thread of its own while the input is

@@ -114,7 +114,8 @@ static void parse_only(void)
 	sink += (uint64_t)(uintptr_t)m.argv[0];
 }
 
-static struct grid puzzle;
+static union grid_room puzzle_room;
+static struct grid *puzzle = &puzzle_room.grid;
 static const struct msg_solve_fields solve_fields = {.limit_ms = 10000, .has_seed = true, .seed = 7};
 static char scratch[PROTO_LINE_MAX];
 
@@ -125,7 +126,7 @@ static void old_solve(void)
 {
 	static char small[192];
 	size_t noseed_len;
-	int n = msg_write_solve(scratch, PROTO_LINE_MAX, "12345", &puzzle, &solve_fields, &noseed_len);
+	int n = msg_write_solve(scratch, PROTO_LINE_MAX, "12345", puzzle, &solve_fields, &noseed_len);
 	if (n < 0 || (size_t)n >= sizeof small)
 		abort();
 	memcpy(small, scratch, (size_t)n + 1);
@@ -141,7 +142,7 @@ static void old_solve(void)
 static void new_solve(void)
 {
 	static struct msg_solve_record rec;
-	if (msg_solve_record_make(&rec, "12345", &puzzle, &solve_fields) < 0)
+	if (msg_solve_record_make(&rec, "12345", puzzle, &solve_fields) < 0)
 		abort();
 	for (int e = 0; e < 3; e++) {
 		struct msg_span part[2];
@@ -151,14 +152,15 @@ static void new_solve(void)
 	}
 }
 
-static struct grid solution;
+static union grid_room solution_room;
+static struct grid *solution = &solution_room.grid;
 static struct notation nt;
 
 /* The racer's text answer before: grid_format into a kept buffer, an LF. */
 static void old_text(void)
 {
 	static char fmt[8192];
-	int n = grid_format(&solution, &nt, fmt, sizeof fmt - 1);
+	int n = grid_format(solution, &nt, fmt, sizeof fmt - 1);
 	if (n < 0)
 		abort();
 	fmt[n++] = '\n';
@@ -169,7 +171,7 @@ static void old_text(void)
 static void new_text(void)
 {
 	static struct answer_buf o;
-	struct answer a = {.kind = ANSWER_SOLVED, .line = 7, .puzzle = &puzzle, .nt = &nt, .solution = &solution};
+	struct answer a = {.kind = ANSWER_SOLVED, .line = 7, .puzzle = puzzle, .nt = &nt, .solution = solution};
 	o.len = 0;
 	if (answer_write_text(&o, &a, false) < 0)
 		abort();
@@ -216,11 +218,11 @@ int main(int argc, char **argv)
 	}
 	const char *p = ".................1.....2.3......3.2...1.4......5....6..3......4.7..8...962...7...";
 	const char *s = "953168742862734951417952836746893125281645397395271468138529674574386219629417583";
-	grid_init(&puzzle, 3);
-	grid_init(&solution, 3);
+	grid_init(puzzle, 3);
+	grid_init(solution, 3);
 	for (int i = 0; i < 81; i++) {
-		puzzle.cell[i] = (uint8_t)(p[i] == '.' ? 0 : p[i] - '0');
-		solution.cell[i] = (uint8_t)(s[i] - '0');
+		puzzle->cell[i] = (uint8_t)(p[i] == '.' ? 0 : p[i] - '0');
+		solution->cell[i] = (uint8_t)(s[i] - '0');
 	}
 	notation_default(&nt, 9);
 	static char sol_line[256], count_line[256];

@@ -20,7 +20,8 @@ static void reparse(int n, struct msg *back)
 static void check_rewrite(const struct msg *m)
 {
 	struct msg back;
-	static struct grid g;
+	union grid_room g_room;
+	struct grid *g = &g_room.grid;
 	struct notation nt;
 	switch (m->type) {
 	case MSG_SOLVE: {
@@ -28,16 +29,16 @@ static void check_rewrite(const struct msg *m)
 		char why[128], err[GRID_ERR_MAX];
 		if (msg_read_solve(m, NULL, &in, why, sizeof why) < 0)
 			fuzz_check_error(why, sizeof why);
-		if (grid_parse(in.grid, in.grid_len, &g, &nt, err, sizeof err) < 0)
+		if (grid_parse(in.grid, in.grid_len, g, &nt, err, sizeof err) < 0)
 			return;
 		const struct msg_solve_fields f = in.f;
 		size_t before_seed;
-		int n = msg_write_solve(out, sizeof out, m->id, &g, &f, &before_seed);
+		int n = msg_write_solve(out, sizeof out, m->id, g, &f, &before_seed);
 		/* the record the racer keeps holds the same line, and the same
 		 * line cut before its seed */
 		static struct msg_solve_record rec;
 		struct msg_span part[2];
-		fuzz_check(msg_solve_record_make(&rec, m->id, &g, &f) == n);
+		fuzz_check(msg_solve_record_make(&rec, m->id, g, &f) == n);
 		fuzz_check(msg_solve_emit(&rec, true, part) == 1 && part[0].len == (size_t)n &&
 			   memcmp(part[0].p, out, (size_t)n) == 0);
 		int k = msg_solve_emit(&rec, false, part);
@@ -49,9 +50,10 @@ static void check_rewrite(const struct msg *m)
 		msg_solve_record_clear(&rec);
 		reparse(n, &back);
 		fuzz_check(back.type == MSG_SOLVE && strcmp(back.id, m->id) == 0);
-		static struct grid sent;
-		fuzz_check(msg_parse_grid(back.argv[0], strlen(back.argv[0]), g.box, &sent) == 0);
-		fuzz_check(memcmp(sent.cell, g.cell, (size_t)g.cells) == 0);
+		union grid_room sent_room;
+		struct grid *sent = &sent_room.grid;
+		fuzz_check(msg_parse_grid(back.argv[0], strlen(back.argv[0]), g->box, sent) == 0);
+		fuzz_check(memcmp(sent->cell, g->cell, (size_t)g->cells) == 0);
 		struct msg_solve again;
 		fuzz_check(msg_read_solve(&back, NULL, &again, why, sizeof why) == 0);
 		fuzz_check(again.f.has_seed == f.has_seed && (!f.has_seed || again.f.seed == f.seed));
@@ -134,9 +136,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (m.id && strcmp(m.id, "-") != 0)
 		fuzz_check(msg_valid_id(m.id));
 	for (int i = 0; i < m.argc; i++) {
-		static struct grid g;
-		if (msg_parse_grid(m.argv[i], strlen(m.argv[i]), box, &g) == 0)
-			fuzz_check_grid(&g);
+		union grid_room g_room;
+		struct grid *g = &g_room.grid;
+		if (msg_parse_grid(m.argv[i], strlen(m.argv[i]), box, g) == 0)
+			fuzz_check_grid(g);
 	}
 	struct msg_reply r;
 	char why[128];

@@ -17,15 +17,16 @@ static inline void fuzz_check_grid(const struct grid *g)
 	for (int i = 0; i < g->cells; i++)
 		fuzz_check(g->cell[i] <= g->side);
 	static char word[GRID_MAX_CELLS * 3 + 1];
-	static struct grid back;
+	union grid_room back_room;
+	struct grid *back = &back_room.grid;
 	int n = msg_format_grid(g, word, sizeof word);
 	fuzz_check(n > 0 && (size_t)n == strlen(word));
-	fuzz_check(msg_parse_grid(word, (size_t)n, g->box, &back) == 0);
-	fuzz_check(memcmp(back.cell, g->cell, (size_t)g->cells) == 0);
+	fuzz_check(msg_parse_grid(word, (size_t)n, g->box, back) == 0);
+	fuzz_check(memcmp(back->cell, g->cell, (size_t)g->cells) == 0);
 	struct notation nt;
 	char err[GRID_ERR_MAX];
-	fuzz_check(grid_parse(word, (size_t)n, &back, &nt, err, sizeof err) == 0);
-	fuzz_check(back.box == g->box && memcmp(back.cell, g->cell, (size_t)g->cells) == 0);
+	fuzz_check(grid_parse(word, (size_t)n, back, &nt, err, sizeof err) == 0);
+	fuzz_check(back->box == g->box && memcmp(back->cell, g->cell, (size_t)g->cells) == 0);
 	grid_check_givens(g, err, sizeof err);
 }
 

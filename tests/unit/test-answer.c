@@ -43,7 +43,9 @@ static struct answer_read reread(const char *line)
 	return r;
 }
 
-static struct grid puzzle, solution;
+static union grid_room puzzle_room;
+static union grid_room solution_room;
+static struct grid *puzzle = &puzzle_room.grid, *solution = &solution_room.grid;
 static struct notation nt;
 
 static struct answer base(enum answer_kind kind)
@@ -51,7 +53,7 @@ static struct answer base(enum answer_kind kind)
 	return (struct answer){
 		.kind = kind,
 		.line = 3,
-		.puzzle = &puzzle,
+		.puzzle = puzzle,
 		.nt = &nt,
 		.count_limit = 0,
 	};
@@ -60,7 +62,7 @@ static struct answer base(enum answer_kind kind)
 static void test_text(void)
 {
 	struct answer a = base(ANSWER_SOLVED);
-	a.solution = &solution;
+	a.solution = solution;
 	is_str(text(&a, false), "1234341221434321\n", "a solution, in the puzzle's notation");
 	ok(!answer_failed(&a), "is not a failure");
 	struct answer_read r = reread(out.p);
@@ -111,7 +113,7 @@ static void test_text(void)
 	ok(reread(out.p).kind == ANSWER_UNSUPPORTED, "reads back");
 
 	a = base(ANSWER_MULTIPLE);
-	a.solution = &solution;
+	a.solution = solution;
 	a.count = 2;
 	a.count_limit = 2;
 	is_str(text(&a, false), "# multiple solutions: at least 2\n", "multiple, as many as asked: at least");
@@ -174,7 +176,7 @@ static void test_json(void)
 {
 	/* a lone worker's keys (its filter mode) */
 	struct answer a = base(ANSWER_SOLVED);
-	a.solution = &solution;
+	a.solution = solution;
 	a.file = "easy.txt";
 	a.winner = "cp";
 	a.worker_ms = a.ms = 0.0234;
@@ -197,7 +199,7 @@ static void test_json(void)
 	       "invalid: no puzzle, the reason without the file");
 
 	a = base(ANSWER_MULTIPLE);
-	a.solution = &solution;
+	a.solution = solution;
 	a.count = 2;
 	a.count_limit = 2;
 	a.unique = ANSWER_UNIQUE_NO;
@@ -240,7 +242,7 @@ static void test_json(void)
 	};
 	const struct answer_race race = {.cache = false, .stage = "presolver", .workers = workers, .nworkers = 2};
 	a = base(ANSWER_SOLVED);
-	a.solution = &solution;
+	a.solution = solution;
 	a.winner = "cp";
 	a.worker_ms = 0.05;
 	a.ms = 0.3;
@@ -272,7 +274,7 @@ static void test_json(void)
 	ok(strstr(json(&a), "\"reason\":\"unsat\",\"confirmed\":false,\"provers\":null,") != NULL,
 	   "unsat without --count: confirmed and provers only");
 	a.kind = ANSWER_SOLVED;
-	a.solution = &solution;
+	a.solution = solution;
 	ok(!strstr(json(&a), "confirmed"), "a solution without --count needs no proof");
 	const struct answer_race cached = {.cache = true, .stage = "none"};
 	a.race = &cached;
@@ -321,13 +323,13 @@ static void test_strings(void)
 
 int main(void)
 {
-	grid_init(&puzzle, 2);
-	grid_init(&solution, 2);
+	grid_init(puzzle, 2);
+	grid_init(solution, 2);
 	notation_default(&nt, 4);
 	const char *p = "1.3..4.2.1..3..1", *s = "1234341221434321";
 	for (int i = 0; i < 16; i++) {
-		puzzle.cell[i] = (uint8_t)(p[i] == '.' ? 0 : p[i] - '0');
-		solution.cell[i] = (uint8_t)(s[i] - '0');
+		puzzle->cell[i] = (uint8_t)(p[i] == '.' ? 0 : p[i] - '0');
+		solution->cell[i] = (uint8_t)(s[i] - '0');
 	}
 	test_text();
 	test_json();

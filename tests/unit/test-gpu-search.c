@@ -86,12 +86,13 @@ static int dlx_branches(const struct grid *g, int order, int *cell, int *digit)
 static void test_branches(void)
 {
 	for (size_t b = 0; b < sizeof boards / sizeof boards[0]; b++) {
-		struct grid g;
-		parse(boards[b], &g);
+		union grid_room g_room;
+		struct grid *g = &g_room.grid;
+		parse(boards[b], g);
 		for (int order = ORDER_ROWS; order <= ORDER_MIN; order++) {
 			int c1[GRID_MAX_SIDE], d1[GRID_MAX_SIDE], c2[GRID_MAX_SIDE], d2[GRID_MAX_SIDE];
-			int n1 = expand_branches(g.cell, g.box, (enum branch_order)order, c1, d1);
-			int n2 = dlx_branches(&g, order, c2, d2);
+			int n1 = expand_branches(g->cell, g->box, (enum branch_order)order, c1, d1);
+			int n2 = dlx_branches(g, order, c2, d2);
 			bool same = n1 == n2;
 			for (int k = 0; same && k < n1; k++)
 				same = c1[k] == c2[k] && d1[k] == d2[k];
@@ -99,14 +100,15 @@ static void test_branches(void)
 			   order == ORDER_ROWS ? "first-column" : "smallest-column", n1, n2);
 		}
 	}
-	struct grid g;
-	parse(boards[0], &g);
+	union grid_room g_room;
+	struct grid *g = &g_room.grid;
+	parse(boards[0], g);
 	int c[GRID_MAX_SIDE], d[GRID_MAX_SIDE];
-	int n = expand_branches(g.cell, g.box, ORDER_ROWS, c, d);
+	int n = expand_branches(g->cell, g->box, ORDER_ROWS, c, d);
 	ok(n == 3 && c[0] == 0 && c[2] == 0 && d[0] == 1 && d[1] == 5 && d[2] == 9,
 	   "first-column order is §2.1's: the first blank, its valid digits ascending");
-	g.cell[1] = g.cell[2]; /* two 8s in row 1 */
-	ok(dlx_branches(&g, ORDER_ROWS, c, d) == -2, "dlx_build refuses clashing givens");
+	g->cell[1] = g->cell[2]; /* two 8s in row 1 */
+	ok(dlx_branches(g, ORDER_ROWS, c, d) == -2, "dlx_build refuses clashing givens");
 }
 
 /* Counts the solutions of one tree with the brute force of SPBF. */
@@ -146,22 +148,23 @@ static long dlx_count(const uint8_t *tree, int box, int order)
 
 static void test_partition(void)
 {
-	struct grid g;
-	parse(multi, &g);
+	union grid_room g_room;
+	struct grid *g = &g_room.grid;
+	parse(multi, g);
 	static const long sizes[] = {1, 9, 100, 5000};
 	for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++)
 		for (int order = ORDER_ROWS; order <= ORDER_MIN; order++) {
 			struct frontier f;
 			struct expand_result er;
 			uint8_t first[GRID_MAX_CELLS];
-			frontier_init(&f, g.cells);
-			enum expand_status st = expand_puzzle(&g, 0, sizes[k], (enum branch_order)order, 1L << 40,
+			frontier_init(&f, g->cells);
+			enum expand_status st = expand_puzzle(g, 0, sizes[k], (enum branch_order)order, 1L << 40,
 							      &f, &er, first, NULL);
 			/* the trees' solutions, plus those the CPU reached */
 			long bf = 0, dl = 0;
 			for (long t = 0; t < f.n; t++) {
-				bf += bf_count(f.boards + t * g.cells, g.box);
-				dl += dlx_count(f.boards + t * g.cells, g.box, order);
+				bf += bf_count(f.boards + t * g->cells, g->box);
+				dl += dlx_count(f.boards + t * g->cells, g->box, order);
 			}
 			bf += er.solutions;
 			dl += er.solutions;
@@ -194,19 +197,20 @@ static void counted_release(void *p)
  * has no realloc) and gives back what it replaced. */
 static void test_frontier_allocator(void)
 {
-	struct grid g;
-	parse(multi, &g);
+	union grid_room g_room;
+	struct grid *g = &g_room.grid;
+	parse(multi, g);
 	struct frontier f;
-	frontier_init(&f, g.cells);
+	frontier_init(&f, g->cells);
 	f.alloc = counted_alloc;
 	f.release = counted_release;
 	struct expand_result er;
 	uint8_t first[GRID_MAX_CELLS];
 	bool kept = true;
 	for (int p = 0; p < 200; p++) {
-		expand_puzzle(&g, p, 1, ORDER_ROWS, 1, &f, &er, first, NULL);
+		expand_puzzle(g, p, 1, ORDER_ROWS, 1, &f, &er, first, NULL);
 		for (long t = 0; t < f.n; t++)
-			kept = kept && f.puzzle[t] == t && memcmp(f.boards + t * g.cells, g.cell, (size_t)g.cells) == 0;
+			kept = kept && f.puzzle[t] == t && memcmp(f.boards + t * g->cells, g->cell, (size_t)g->cells) == 0;
 	}
 	ok(f.n == 200 && kept && blocks_taken > 2 && blocks_held == 2,
 	   "200 trees through %d allocations: all kept, %d blocks held", blocks_taken, blocks_held);
@@ -253,9 +257,10 @@ static void job_9x9(struct gpu_job *job, enum gpu_method m, const struct frontie
  * and finds the unique puzzle's answer. */
 static void test_emulated_launch(void)
 {
-	struct grid g[2];
-	parse(multi, &g[0]);
-	parse(boards[1], &g[1]);
+	union grid_room g_room[2];
+	struct grid *g[2] = {&g_room[0].grid, &g_room[1].grid};
+	parse(multi, g[0]);
+	parse(boards[1], g[1]);
 	const struct gpu_hooks hooks = {NULL, never, never, no_progress};
 	for (int m = GPU_SPBF; m <= GPU_CPW; m++) {
 		for (long limit = 1; limit <= 1000; limit *= 1000) {
@@ -266,7 +271,7 @@ static void test_emulated_launch(void)
 			frontier_init(&f, 81);
 			memset(ctl, 0, sizeof ctl);
 			for (int p = 0; p < 2; p++) {
-				if (expand_puzzle(&g[p], p, 40, ORDER_ROWS, limit, &f, &er[p], sol[p], NULL) != EXPAND_OK)
+				if (expand_puzzle(g[p], p, 40, ORDER_ROWS, limit, &f, &er[p], sol[p], NULL) != EXPAND_OK)
 					exit(2);
 				ctl[p].count = (uint64_t)er[p].solutions;
 			}
@@ -274,13 +279,16 @@ static void test_emulated_launch(void)
 			job_9x9(&job, (enum gpu_method)m, &f, 2, ctl, &sol[0][0], limit);
 			char err[128] = "";
 			int rc = gpu_emulate(&job, &hooks, err, sizeof err);
-			struct grid a = g[0], b = g[1];
-			memcpy(a.cell, sol[0], 81);
-			memcpy(b.cell, sol[1], 81);
+			union grid_room a_room, b_room;
+			struct grid *a = &a_room.grid, *b = &b_room.grid;
+			grid_copy(a, g[0]);
+			grid_copy(b, g[1]);
+			memcpy(a->cell, sol[0], 81);
+			memcpy(b->cell, sol[1], 81);
 			uint64_t want = limit == 1 ? 1 : 872;
 			ok(rc == 0 && ctl[0].count >= want && (limit == 1 || ctl[0].count == 872) &&
-				   ctl[1].count == 1 && grid_verify(&g[0], &a, NULL, 0) &&
-				   grid_verify(&g[1], &b, NULL, 0),
+				   ctl[1].count == 1 && grid_verify(g[0], a, NULL, 0) &&
+				   grid_verify(g[1], b, NULL, 0),
 			   "method %d, count limit %ld: %d trees, counts %llu and %llu %s", m, limit, job.ntrees,
 			   (unsigned long long)ctl[0].count, (unsigned long long)ctl[1].count, err);
 			frontier_free(&f);
@@ -293,8 +301,9 @@ static void test_emulated_launch(void)
  * that tree go on to its end instead. */
 static void test_cpw_split(void)
 {
-	struct grid g;
-	parse(multi, &g);
+	union grid_room g_room;
+	struct grid *g = &g_room.grid;
+	parse(multi, g);
 	const struct gpu_hooks hooks = {NULL, never, never, no_progress};
 	static const int caps[] = {1 << 16, 40, 3};
 	for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
@@ -304,7 +313,7 @@ static void test_cpw_split(void)
 		uint8_t sol[81];
 		frontier_init(&f, 81);
 		memset(&ctl, 0, sizeof ctl);
-		if (expand_puzzle(&g, 0, 1, ORDER_ROWS, 100000, &f, &er, sol, NULL) != EXPAND_OK)
+		if (expand_puzzle(g, 0, 1, ORDER_ROWS, 100000, &f, &er, sol, NULL) != EXPAND_OK)
 			exit(2);
 		ctl.count = (uint64_t)er.solutions;
 		struct gpu_job job;

@@ -18,70 +18,73 @@ static int parse(const char *s, struct grid *g, struct notation *nt, char *err)
 
 int main(void)
 {
-	struct grid g, h, sol;
+	union grid_room g_room;
+	union grid_room h_room;
+	union grid_room sol_room;
+	struct grid *g = &g_room.grid, *h = &h_room.grid, *sol = &sol_room.grid;
 	struct notation nt, nt2;
 	char err[GRID_ERR_MAX], buf[GRID_MAX_CELLS * 3 + 1];
 
-	ok(parse(easy, &g, &nt, err) == 0, "a 9x9 line parses");
-	ok(g.box == 3 && g.side == 9 && g.cells == 81, "its size is 9x9");
-	ok(g.cell[0] == 4 && g.cell[1] == 0 && g.cell[6] == 8, "cells hold values and blanks");
+	ok(parse(easy, g, &nt, err) == 0, "a 9x9 line parses");
+	ok(g->box == 3 && g->side == 9 && g->cells == 81, "its size is 9x9");
+	ok(g->cell[0] == 4 && g->cell[1] == 0 && g->cell[6] == 8, "cells hold values and blanks");
 	ok(nt.style == NOTATION_CHARS && nt.blank == '.', "notation: characters, '.' blank");
-	grid_format(&g, &nt, buf, sizeof buf);
+	grid_format(g, &nt, buf, sizeof buf);
 	is_str(buf, easy, "formatting gives the line back");
 
 	char zeros[82];
 	for (int i = 0; i < 81; i++)
 		zeros[i] = easy[i] == '.' ? '0' : easy[i];
 	zeros[81] = 0;
-	ok(parse(zeros, &h, &nt2, err) == 0 && nt2.blank == '0', "'0' blanks");
-	ok(memcmp(g.cell, h.cell, 81) == 0, "same cells with '0' blanks");
-	grid_format(&h, &nt2, buf, sizeof buf);
+	ok(parse(zeros, h, &nt2, err) == 0 && nt2.blank == '0', "'0' blanks");
+	ok(memcmp(g->cell, h->cell, 81) == 0, "same cells with '0' blanks");
+	grid_format(h, &nt2, buf, sizeof buf);
 	is_str(buf, zeros, "'0' blanks come back as '0'");
-	h.cell[80] = 12; /* not a 9x9 value: '?', in the last, unaligned cell too */
-	h.cell[15] = 10;
-	grid_format(&h, &nt2, buf, sizeof buf);
+	h->cell[80] = 12; /* not a 9x9 value: '?', in the last, unaligned cell too */
+	h->cell[15] = 10;
+	grid_format(h, &nt2, buf, sizeof buf);
 	ok(buf[80] == '?' && buf[15] == '?' && buf[81] == '\0', "a value above the side is '?'");
-	memcpy(h.cell, g.cell, 81);
-	ok(grid_hash(&g).low == grid_hash(&h).low && grid_hash(&g).high == grid_hash(&h).high,
+	memcpy(h->cell, g->cell, 81);
+	ok(grid_hash(g).low == grid_hash(h).low && grid_hash(g).high == grid_hash(h).high,
 	   "two notations of one puzzle hash the same");
-	h.cell[1] = 1;
-	ok(grid_hash(&g).low != grid_hash(&h).low, "another puzzle hashes differently");
+	h->cell[1] = 1;
+	ok(grid_hash(g).low != grid_hash(h).low, "another puzzle hashes differently");
 
 	ok(parse("  \t4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4......\r",
-		 &h, &nt2, err) == 0,
+		 h, &nt2, err) == 0,
 	   "CR and surrounding blanks are stripped");
 
-	ok(parse("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4.....", &h,
+	ok(parse("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4.....", h,
 		 &nt2, err) < 0,
 	   "80 cells are rejected");
 	is_str(err, "80 cells, expected 81", "with a message naming the count");
-	ok(parse("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4.....!", &h,
+	ok(parse("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4.....!", h,
 		 &nt2, err) < 0,
 	   "an illegal character is rejected");
 	is_str(err, "illegal character '!' at row 9, column 9", "with its place");
-	ok(parse("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4.....A", &h,
+	ok(parse("4.....8.5.3..........7......2.....6.....8.4......1.......6.3.7.5..2.....1.4.....A", h,
 		 &nt2, err) < 0,
 	   "a value above 9 in a 9x9 is rejected");
 	is_str(err, "'A' at row 9, column 9 is out of range for 9x9 (1-9)", "with the range");
 
 	/* 4x4 and letters */
-	ok(parse("1.3..4.2.1..3..1", &h, &nt2, err) == 0 && h.box == 2, "a 4x4 line");
+	ok(parse("1.3..4.2.1..3..1", h, &nt2, err) == 0 && h->box == 2, "a 4x4 line");
 	const char *l16 = "G...............................................................................................................................................................................................................................................................";
-	ok(parse(l16, &h, &nt2, err) == 0 && h.box == 4 && h.cell[0] == 16, "16x16: G is 16");
+	ok(parse(l16, h, &nt2, err) == 0 && h->box == 4 && h->cell[0] == 16, "16x16: G is 16");
 	char hex[257];
 	memset(hex, '.', 256);
 	hex[256] = 0;
 	hex[0] = '0';
 	hex[1] = 'F';
-	ok(parse(hex, &h, &nt2, err) == 0 && nt2.style == NOTATION_HEX, "16x16 hex style");
-	ok(h.cell[0] == 1 && h.cell[1] == 16, "hex: 0 is 1, F is 16");
-	grid_format(&h, &nt2, buf, sizeof buf);
+	ok(parse(hex, h, &nt2, err) == 0 && nt2.style == NOTATION_HEX, "16x16 hex style");
+	ok(h->cell[0] == 1 && h->cell[1] == 16, "hex: 0 is 1, F is 16");
+	grid_format(h, &nt2, buf, sizeof buf);
 	is_str(buf, hex, "hex answers come back in hex");
 	hex[0] = 'a';
 	hex[1] = 'b';
-	ok(parse(hex, &h, &nt2, err) == 0 && nt2.style == NOTATION_CHARS && nt2.lower,
+	ok(parse(hex, h, &nt2, err) == 0 && nt2.style == NOTATION_CHARS && nt2.lower,
 	   "lower-case letters are kept lower case");
-	ok(h.cell[0] == 10 && h.cell[1] == 11, "a is 10");
+	ok(h->cell[0] == 10 && h->cell[1] == 11, "a is 10");
 
 	/* numbers */
 	char nums[1024] = "";
@@ -90,79 +93,79 @@ int main(void)
 		snprintf(t, sizeof t, "%s%d", i ? " " : "", easy[i] == '.' ? -1 : easy[i] - '0');
 		strcat(nums, t);
 	}
-	ok(parse(nums, &h, &nt2, err) == 0 && nt2.style == NOTATION_NUMBERS && nt2.minus_one,
+	ok(parse(nums, h, &nt2, err) == 0 && nt2.style == NOTATION_NUMBERS && nt2.minus_one,
 	   "numbers with -1 blanks");
-	ok(memcmp(g.cell, h.cell, 81) == 0, "numbers give the same cells");
-	ok(parse("1,0,3,0, 0,4,0,2, 0,1,0,0, 3,0,0,1", &h, &nt2, err) == 0 && h.box == 2,
+	ok(memcmp(g->cell, h->cell, 81) == 0, "numbers give the same cells");
+	ok(parse("1,0,3,0, 0,4,0,2, 0,1,0,0, 3,0,0,1", h, &nt2, err) == 0 && h->box == 2,
 	   "comma-separated numbers");
-	ok(parse("1 0 3 0 0 4 0 2 0 1 0 0 3 0 0 5", &h, &nt2, err) < 0, "5 in a 4x4 is rejected");
+	ok(parse("1 0 3 0 0 4 0 2 0 1 0 0 3 0 0 5", h, &nt2, err) < 0, "5 in a 4x4 is rejected");
 	is_str(err, "5 at row 4, column 4 is out of range for 4x4 (0-4)", "with its place");
-	ok(parse("1 2 3", &h, &nt2, err) < 0, "three numbers are rejected");
+	ok(parse("1 2 3", h, &nt2, err) < 0, "three numbers are rejected");
 	is_str(err, "3 numbers, expected 16", "with the count");
-	ok(parse("1 2 x", &h, &nt2, err) < 0, "a word among numbers is rejected");
+	ok(parse("1 2 x", h, &nt2, err) < 0, "a word among numbers is rejected");
 
 	/* a 36x36 grid must be numbers; numbers of 36x36 parse */
 	char *big = malloc(1296 * 3 + 1);
 	big[0] = 0;
 	for (int i = 0; i < 1296; i++)
 		strcat(big, i ? " 0" : "36");
-	ok(parse(big, &h, &nt2, err) == 0 && h.box == 6 && h.cell[0] == 36, "a 36x36 grid of numbers");
+	ok(parse(big, h, &nt2, err) == 0 && h->box == 6 && h->cell[0] == 36, "a 36x36 grid of numbers");
 	free(big);
 
 	/* size limit: a huge line is refused without building a grid */
 	char *huge = malloc(1 << 20);
 	memset(huge, '.', (1 << 20) - 1);
 	huge[(1 << 20) - 1] = 0;
-	ok(parse(huge, &h, &nt2, err) < 0, "a 1 MB line is refused");
+	ok(parse(huge, h, &nt2, err) < 0, "a 1 MB line is refused");
 	free(huge);
 
 	/* givens */
-	ok(parse(easy, &h, &nt2, err) == 0 && grid_check_givens(&h, err, sizeof err) == 0,
+	ok(parse(easy, h, &nt2, err) == 0 && grid_check_givens(h, err, sizeof err) == 0,
 	   "the easy puzzle's givens do not clash");
-	h.cell[2] = 4;
-	ok(grid_check_givens(&h, err, sizeof err) < 0, "two 4s in row 1 clash");
+	h->cell[2] = 4;
+	ok(grid_check_givens(h, err, sizeof err) < 0, "two 4s in row 1 clash");
 	is_str(err, "value 4 twice in row 1 (row 1 column 1, row 1 column 3)", "named by value and row");
-	parse(easy, &h, &nt2, err);
-	h.cell[9 * 3] = 4;
-	ok(grid_check_givens(&h, err, sizeof err) < 0, "two 4s in column 1 clash");
+	parse(easy, h, &nt2, err);
+	h->cell[9 * 3] = 4;
+	ok(grid_check_givens(h, err, sizeof err) < 0, "two 4s in column 1 clash");
 	is_str(err, "value 4 twice in column 1 (row 1 column 1, row 4 column 1)", "named by column");
-	parse(easy, &h, &nt2, err);
-	h.cell[10] = 4;
-	grid_check_givens(&h, err, sizeof err);
+	parse(easy, h, &nt2, err);
+	h->cell[10] = 4;
+	grid_check_givens(h, err, sizeof err);
 	is_str(err, "value 4 twice in box 1 (row 1 column 1, row 2 column 2)", "named by box");
-	grid_init(&h, 3); /* the highest value in the last box: the 9x9 path's last counter */
-	h.cell[60] = h.cell[80] = 9;
-	ok(grid_check_givens(&h, err, sizeof err) < 0, "two 9s in box 9 clash");
+	grid_init(h, 3); /* the highest value in the last box: the 9x9 path's last counter */
+	h->cell[60] = h->cell[80] = 9;
+	ok(grid_check_givens(h, err, sizeof err) < 0, "two 9s in box 9 clash");
 	is_str(err, "value 9 twice in box 9 (row 7 column 7, row 9 column 9)", "named by box");
-	h.cell[80] = 8;
-	ok(grid_check_givens(&h, err, sizeof err) == 0, "a 9 and an 8 in box 9 do not");
+	h->cell[80] = 8;
+	ok(grid_check_givens(h, err, sizeof err) == 0, "a 9 and an 8 in box 9 do not");
 
 	/* verification */
-	ok(parse(easy_solution, &sol, &nt2, err) == 0, "the solution parses");
-	ok(grid_verify(&g, &sol, err, sizeof err), "the solution verifies");
-	sol.cell[0] = 1;
-	ok(!grid_verify(&g, &sol, err, sizeof err), "a changed given fails");
+	ok(parse(easy_solution, sol, &nt2, err) == 0, "the solution parses");
+	ok(grid_verify(g, sol, err, sizeof err), "the solution verifies");
+	sol->cell[0] = 1;
+	ok(!grid_verify(g, sol, err, sizeof err), "a changed given fails");
 	is_str(err, "row 1, column 1 changes the given 4 to 1", "and says which");
-	parse(easy_solution, &sol, &nt2, err);
-	uint8_t t = sol.cell[1];
-	sol.cell[1] = sol.cell[2];
-	sol.cell[2] = t;
-	ok(grid_verify(&g, &sol, err, sizeof err) == 0, "a swap breaks the columns");
-	sol.cell[1] = 0;
-	ok(!grid_verify(&g, &sol, err, sizeof err), "a blank fails");
-	parse(easy_solution, &sol, &nt2, err);
-	sol.cell[80] = 0; /* past the last 16 cells of grid_verify's first pass */
-	ok(!grid_verify(&g, &sol, err, sizeof err), "a blank in the last cell fails");
+	parse(easy_solution, sol, &nt2, err);
+	uint8_t t = sol->cell[1];
+	sol->cell[1] = sol->cell[2];
+	sol->cell[2] = t;
+	ok(grid_verify(g, sol, err, sizeof err) == 0, "a swap breaks the columns");
+	sol->cell[1] = 0;
+	ok(!grid_verify(g, sol, err, sizeof err), "a blank fails");
+	parse(easy_solution, sol, &nt2, err);
+	sol->cell[80] = 0; /* past the last 16 cells of grid_verify's first pass */
+	ok(!grid_verify(g, sol, err, sizeof err), "a blank in the last cell fails");
 	is_str(err, "row 9, column 9 is not filled", "and says where");
-	sol.cell[80] = 10;
-	ok(!grid_verify(&g, &sol, err, sizeof err), "a 10 in a 9x9 fails");
+	sol->cell[80] = 10;
+	ok(!grid_verify(g, sol, err, sizeof err), "a 10 in a 9x9 fails");
 
 	/* pretty */
 	char pretty[4096];
-	ok(grid_format_pretty(&g, &nt, pretty, sizeof pretty) > 0 && strstr(pretty, "| 4 . . |"),
+	ok(grid_format_pretty(g, &nt, pretty, sizeof pretty) > 0 && strstr(pretty, "| 4 . . |"),
 	   "a boxed grid for people");
 	char hexout[GRID_HASH_HEX];
-	grid_hash_hex(grid_hash(&g), hexout);
+	grid_hash_hex(grid_hash(g), hexout);
 	ok(strlen(hexout) == 32, "the hash prints as 32 hex digits");
 	return tap_done();
 }

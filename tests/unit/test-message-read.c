@@ -262,14 +262,15 @@ static void test_reply(void)
 
 	/* what the writers write reads back */
 	static char out[PROTO_LINE_MAX];
-	struct grid g4;
-	grid_init(&g4, 2);
-	msg_parse_grid("1234341221434321", 16, 2, &g4);
+	union grid_room g4_room;
+	struct grid *g4 = &g4_room.grid;
+	grid_init(g4, 2);
+	msg_parse_grid("1234341221434321", 16, 2, g4);
 	const struct msg_effort eff = {15, 1.5};
-	msg_write_solution(out, sizeof out, "12", &g4, &eff);
+	msg_write_solution(out, sizeof out, "12", g4, &eff);
 	out[strlen(out) - 1] = '\0';
 	ok(reply(out, &r, err) == MSG_READ_OK && r.id == 12 && r.nodes == 15 && r.ms == 1.5, "a written solution");
-	msg_write_count(out, sizeof out, "13", 1, &g4, &eff, NULL);
+	msg_write_count(out, sizeof out, "13", 1, g4, &eff, NULL);
 	out[strlen(out) - 1] = '\0';
 	ok(reply(out, &r, err) == MSG_READ_OK && r.count == 1 && r.grid_len == 16, "a written count");
 	msg_write_gaveup(out, sizeof out, "14", "iterations", 2.25);
@@ -297,16 +298,17 @@ static void test_field_numbers(void)
 
 static void test_record(void)
 {
-	struct grid g4;
-	grid_init(&g4, 2);
-	msg_parse_grid("1.3..4.2.1..3..1", 16, 2, &g4);
+	union grid_room g4_room;
+	struct grid *g4 = &g4_room.grid;
+	grid_init(g4, 2);
+	msg_parse_grid("1.3..4.2.1..3..1", 16, 2, g4);
 	struct msg_solve_record r;
 	int n;
 	msg_solve_record_init(&r);
 	ok(msg_solve_emit(&r, true, (struct msg_span[2]){{0}}) == 0, "an empty record emits nothing");
 
 	const struct msg_solve_fields f = {.count = 2, .limit_ms = 100, .progress_ms = 50, .has_seed = true, .seed = 7};
-	ok(msg_solve_record_make(&r, "17", &g4, &f) ==
+	ok(msg_solve_record_make(&r, "17", g4, &f) ==
 		   (int)strlen("solve 17 1.3..4.2.1..3..1 count=2 limit_ms=100 progress_ms=50 seed=7\n"),
 	   "a record is made; its length returned");
 	ok(r.line == r.small, "a small grid's line is kept in the record");
@@ -318,20 +320,21 @@ static void test_record(void)
 	ok(n == 2, "in two parts");
 
 	const struct msg_solve_fields noseed = {.limit_ms = 100};
-	ok(msg_solve_record_make(&r, "18", &g4, &noseed) > 0, "made again: the old line is dropped");
+	ok(msg_solve_record_make(&r, "18", g4, &noseed) > 0, "made again: the old line is dropped");
 	is_str(emitted(&r, true, &n), "solve 18 1.3..4.2.1..3..1 limit_ms=100\n", "no seed field: the line");
 	ok(n == 1, "in one part");
 	is_str(emitted(&r, false, &n), "solve 18 1.3..4.2.1..3..1 limit_ms=100\n", "the same without the seed");
 	ok(n == 1, "in one part too");
-	ok(msg_solve_record_make(&r, "19", &g4, NULL) > 0, "no fields at all");
+	ok(msg_solve_record_make(&r, "19", g4, NULL) > 0, "no fields at all");
 	is_str(emitted(&r, false, &n), "solve 19 1.3..4.2.1..3..1\n", "the bare line");
 
 	/* every field, at its largest, on a 9x9 grid: still kept inside */
-	struct grid g9;
-	grid_init(&g9, 3);
+	union grid_room g9_room;
+	struct grid *g9 = &g9_room.grid;
+	grid_init(g9, 3);
 	const struct msg_solve_fields most = {.count = PROTO_COUNT_MAX, .limit_ms = PROTO_MS_MAX,
 					      .progress_ms = PROTO_MS_MAX, .has_seed = true, .seed = UINT64_MAX};
-	ok(msg_solve_record_make(&r, "18446744073709551615", &g9, &most) > 0 && r.line == r.small,
+	ok(msg_solve_record_make(&r, "18446744073709551615", g9, &most) > 0 && r.line == r.small,
 	   "a 9x9 solve with every field at its largest fits the record");
 	char want[256];
 	char cells[82];
@@ -344,16 +347,17 @@ static void test_record(void)
 	is_str(emitted(&r, true, &n), want, "and is whole");
 
 	/* a large grid: allocated, both forms right */
-	static struct grid g64;
-	grid_init(&g64, 8);
-	for (int i = 0; i < g64.cells; i++)
-		g64.cell[i] = (uint8_t)(i % 65);
+	union grid_room g64_room;
+	struct grid *g64 = &g64_room.grid;
+	grid_init(g64, 8);
+	for (int i = 0; i < g64->cells; i++)
+		g64->cell[i] = (uint8_t)(i % 65);
 	const struct msg_solve_fields seeded = {.has_seed = true, .seed = 99};
-	n = msg_solve_record_make(&r, "20", &g64, &seeded);
+	n = msg_solve_record_make(&r, "20", g64, &seeded);
 	ok(n > 0 && r.line != r.small, "a 64x64 grid's line is allocated");
 	static char direct[PROTO_LINE_MAX];
 	size_t before = 0;
-	int m2 = msg_write_solve(direct, sizeof direct, "20", &g64, &seeded, &before);
+	int m2 = msg_write_solve(direct, sizeof direct, "20", g64, &seeded, &before);
 	ok(m2 == n && strcmp(emitted(&r, true, &n), direct) == 0, "the same line msg_write_solve writes");
 	direct[before] = '\n';
 	direct[before + 1] = '\0';
@@ -368,7 +372,7 @@ static void test_record(void)
 	memset(&z, 0, sizeof z);
 	ok(msg_solve_emit(&z, true, (struct msg_span[2]){{0}}) == 0, "a zeroed record is empty");
 	msg_solve_record_clear(&z);
-	ok(msg_solve_record_make(&z, "21", &g4, NULL) > 0, "and can be made");
+	ok(msg_solve_record_make(&z, "21", g4, NULL) > 0, "and can be made");
 	is_str(emitted(&z, true, &n), "solve 21 1.3..4.2.1..3..1\n", "its line");
 	msg_solve_record_clear(&z);
 }

@@ -62,37 +62,41 @@ int main(void)
 	longid[70] = 0;
 	ok(!msg_valid_id(longid), "a 70-byte id is too long");
 
-	struct grid g;
-	grid_init(&g, 6);
-	g.cell[0] = 36;
+	union grid_room g_room;
+	struct grid *g = &g_room.grid;
+	grid_init(g, 6);
+	g->cell[0] = 36;
 	static char buf[GRID_MAX_CELLS * 4];
-	ok(msg_format_grid(&g, buf, sizeof buf) > 0 && strncmp(buf, "36,0,0", 6) == 0,
+	ok(msg_format_grid(g, buf, sizeof buf) > 0 && strncmp(buf, "36,0,0", 6) == 0,
 	   "36x36 grids travel as comma-separated numbers");
-	struct grid h;
+	union grid_room h_room;
+	struct grid *h = &h_room.grid;
 	struct notation nt;
-	ok(grid_parse(buf, strlen(buf), &h, &nt, err, sizeof err) == 0 && h.box == 6 && h.cell[0] == 36,
+	ok(grid_parse(buf, strlen(buf), h, &nt, err, sizeof err) == 0 && h->box == 6 && h->cell[0] == 36,
 	   "and parse back");
 	/* msg_parse_grid: the protocol's two forms for a known size */
-	struct grid p;
-	ok(msg_parse_grid(buf, strlen(buf), 6, &p) == 0 && p.cell[0] == 36 && p.cells == 1296 &&
-	       memcmp(p.cell, h.cell, 1296) == 0,
+	union grid_room p_room;
+	struct grid *p = &p_room.grid;
+	ok(msg_parse_grid(buf, strlen(buf), 6, p) == 0 && p->cell[0] == 36 && p->cells == 1296 &&
+	       memcmp(p->cell, h->cell, 1296) == 0,
 	   "msg_parse_grid reads a 36x36 word");
-	ok(msg_parse_grid("1.3..4.2.1..3..1", 16, 2, &p) == 0 && p.cell[0] == 1 && p.cell[1] == 0 &&
-	       p.cell[15] == 1,
+	ok(msg_parse_grid("1.3..4.2.1..3..1", 16, 2, p) == 0 && p->cell[0] == 1 && p->cell[1] == 0 &&
+	       p->cell[15] == 1,
 	   "msg_parse_grid reads characters");
-	ok(msg_parse_grid("1,0,3,0,0,4,0,2,0,1,0,0,3,0,0,1", 31, 2, &p) == 0 && p.cell[2] == 3,
+	ok(msg_parse_grid("1,0,3,0,0,4,0,2,0,1,0,0,3,0,0,1", 31, 2, p) == 0 && p->cell[2] == 3,
 	   "and numbers, for any size");
-	ok(msg_parse_grid("1.3..4.2.1..3..5", 16, 2, &p) < 0, "a value out of range is refused");
-	ok(msg_parse_grid("1.3..4.2.1..3..", 15, 2, &p) < 0, "a short word is refused");
-	ok(msg_parse_grid("1.3..4.2.1..3..1", 16, 3, &p) < 0, "a word of another size is refused");
-	ok(msg_parse_grid("1,0,3,0,0,4,0,2,0,1,0,0,3,0,0,1,", 32, 2, &p) < 0, "a trailing comma is refused");
-	ok(msg_parse_grid("1.3..4.2.1..3.x1", 16, 2, &p) < 0, "a stray character is refused");
+	ok(msg_parse_grid("1.3..4.2.1..3..5", 16, 2, p) < 0, "a value out of range is refused");
+	ok(msg_parse_grid("1.3..4.2.1..3..", 15, 2, p) < 0, "a short word is refused");
+	ok(msg_parse_grid("1.3..4.2.1..3..1", 16, 3, p) < 0, "a word of another size is refused");
+	ok(msg_parse_grid("1,0,3,0,0,4,0,2,0,1,0,0,3,0,0,1,", 32, 2, p) < 0, "a trailing comma is refused");
+	ok(msg_parse_grid("1.3..4.2.1..3.x1", 16, 2, p) < 0, "a stray character is refused");
 
 	/* the writers: each line as PROTOCOL.md spells it, and msg_parse reads it back */
 	static char out[PROTO_LINE_MAX];
-	struct grid g4;
-	grid_init(&g4, 2);
-	ok(msg_parse_grid("1234341221434321", 16, 2, &g4) == 0, "a 4x4 grid to write");
+	union grid_room g4_room;
+	struct grid *g4 = &g4_room.grid;
+	grid_init(g4, 2);
+	ok(msg_parse_grid("1234341221434321", 16, 2, g4) == 0, "a 4x4 grid to write");
 	const struct msg_effort eff = {15, 0.0344};
 	static char copy[PROTO_LINE_MAX];
 #define WRITES(call, want)                                                                  \
@@ -103,12 +107,12 @@ int main(void)
 		strcpy(copy, out);                                                          \
 		ok(msg_parse(copy, strlen(copy) - 1, &m, err, sizeof err) == 0, "which parses: %s", err); \
 	} while (0)
-	WRITES(msg_write_solve(out, sizeof out, "p1", &g4, NULL, NULL), "solve p1 1234341221434321\n");
+	WRITES(msg_write_solve(out, sizeof out, "p1", g4, NULL, NULL), "solve p1 1234341221434321\n");
 	ok(m.type == MSG_SOLVE && strcmp(m.id, "p1") == 0 && strcmp(m.argv[0], "1234341221434321") == 0,
 	   "solve reads back");
 	const struct msg_solve_fields f = {.count = 2, .limit_ms = 100, .progress_ms = 50, .has_seed = true, .seed = 18446744073709551615u};
 	size_t before_seed = 0;
-	WRITES(msg_write_solve(out, sizeof out, "7", &g4, &f, &before_seed),
+	WRITES(msg_write_solve(out, sizeof out, "7", g4, &f, &before_seed),
 	       "solve 7 1234341221434321 count=2 limit_ms=100 progress_ms=50 seed=18446744073709551615\n");
 	ok(before_seed == strlen("solve 7 1234341221434321 count=2 limit_ms=100 progress_ms=50"),
 	   "before_seed is where the seed field starts");
@@ -124,10 +128,10 @@ int main(void)
 	WRITES(msg_write_quit(out, sizeof out), "quit\n");
 	WRITES(msg_write_progress(out, sizeof out, "p1", "depth=3 nodes=7"), "progress p1 depth=3 nodes=7\n");
 	is_str(msg_field(&m, "nodes"), "7", "progress fields read back");
-	WRITES(msg_write_solution(out, sizeof out, "p1", &g4, &eff), "solution p1 1234341221434321 nodes=15 ms=0.034\n");
+	WRITES(msg_write_solution(out, sizeof out, "p1", g4, &eff), "solution p1 1234341221434321 nodes=15 ms=0.034\n");
 	WRITES(msg_write_unsat(out, sizeof out, "p2", &eff, NULL), "unsat p2 nodes=15 ms=0.034\n");
 	WRITES(msg_write_unsat(out, sizeof out, "p2", NULL, "clash"), "unsat p2 reason=clash\n");
-	WRITES(msg_write_count(out, sizeof out, "p3", 2, &g4, &eff, NULL),
+	WRITES(msg_write_count(out, sizeof out, "p3", 2, g4, &eff, NULL),
 	       "count p3 2 1234341221434321 nodes=15 ms=0.034\n");
 	WRITES(msg_write_count(out, sizeof out, "p3", 0, NULL, NULL, "clash"), "count p3 0 reason=clash\n");
 	WRITES(msg_write_gaveup(out, sizeof out, "p4", "timeout", 12.5), "gaveup p4 timeout ms=12.500\n");
@@ -145,7 +149,7 @@ int main(void)
 	WRITES(msg_write_hello(out, sizeof out, &plain), "hello acs 1 proto=1 kind=stochastic sizes=2-5 device=cpu\n");
 	/* too small a buffer: -1, never a cut line */
 	char small[12];
-	ok(msg_write_solution(small, sizeof small, "p1", &g4, &eff) == -1, "a line that does not fit is -1");
+	ok(msg_write_solution(small, sizeof small, "p1", g4, &eff) == -1, "a line that does not fit is -1");
 	ok(msg_write_quit(small, 5) == -1, "quit needs room for its NUL too");
 	ok(msg_write_quit(small, 6) == 5, "and fits in 6 bytes");
 	return tap_done();

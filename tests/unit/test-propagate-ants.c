@@ -105,7 +105,7 @@ static void random_solution(struct grid *g, int box, struct rng *r)
 
 static void blank(struct grid *puzzle, const struct grid *solution, double keep, struct rng *r)
 {
-	*puzzle = *solution;
+	grid_copy(puzzle, solution);
 	for (int i = 0; i < puzzle->cells; i++)
 		if (rng_double(r) >= keep)
 			puzzle->cell[i] = 0;
@@ -213,7 +213,10 @@ static const int rounds[GRID_MAX_BOX + 1] = {0, 0, 200, 100, 24, 6};
 
 int main(void)
 {
-	static struct grid solution, puzzle, out;
+	union grid_room solution_room;
+	union grid_room puzzle_room;
+	union grid_room out_room;
+	struct grid *solution = &solution_room.grid, *puzzle = &puzzle_room.grid, *out = &out_room.grid;
 	static int cell[GRID_MAX_CELLS], val[GRID_MAX_CELLS];
 	struct rng r;
 	rng_seed(&r, 20240501);
@@ -224,11 +227,11 @@ int main(void)
 		ok(cp_board_alloc(&b, box) == 0 && cp_board_alloc(&c, box) == 0, "alloc box %d", box);
 		int loads_ok = 0, loads = 0, steps_ok = 0, steps = 0, solved = 0;
 		for (int round = 0; round < rounds[box]; round++) {
-			random_solution(&solution, box, &r);
-			blank(&puzzle, &solution, 0.15 + 0.6 * rng_double(&r), &r);
-			int failed = cp_board_load(&b, &puzzle) < 0;
+			random_solution(solution, box, &r);
+			blank(puzzle, solution, 0.15 + 0.6 * rng_double(&r), &r);
+			int failed = cp_board_load(&b, puzzle) < 0;
 			loads++;
-			loads_ok += agrees(&b, failed, &puzzle, cell, val, 0);
+			loads_ok += agrees(&b, failed, puzzle, cell, val, 0);
 			/* a search path: random choices, each on a fresh copy */
 			int n = 0;
 			while (!failed && b.fixed < b.cells) {
@@ -245,12 +248,12 @@ int main(void)
 				failed = cp_assign(&c, i, val[n]) < 0;
 				n++;
 				steps++;
-				steps_ok += agrees(&c, failed, &puzzle, cell, val, n);
+				steps_ok += agrees(&c, failed, puzzle, cell, val, n);
 				cp_board_copy(&b, &c);
 			}
 			if (!failed) {
-				cp_board_to_grid(&b, &out);
-				solved += grid_verify(&puzzle, &out, NULL, 0);
+				cp_board_to_grid(&b, out);
+				solved += grid_verify(puzzle, out, NULL, 0);
 			}
 		}
 		ok(loads_ok == loads, "box %d: %d/%d initial passes equal the reference fixpoint", box,
@@ -265,10 +268,11 @@ int main(void)
 	/* a clash among the givens is a contradiction */
 	{
 		struct cp_board b;
-		struct grid g;
-		grid_init(&g, 3);
-		g.cell[0] = g.cell[5] = 4;
-		ok(cp_board_alloc(&b, 3) == 0 && cp_board_load(&b, &g) < 0 && b.failed,
+		union grid_room g_room;
+		struct grid *g = &g_room.grid;
+		grid_init(g, 3);
+		g->cell[0] = g->cell[5] = 4;
+		ok(cp_board_alloc(&b, 3) == 0 && cp_board_load(&b, g) < 0 && b.failed,
 		   "the same given twice in a row fails the initial pass");
 		cp_board_free(&b);
 	}
@@ -281,9 +285,9 @@ int main(void)
 		int walks = 0, failed_walks = 0, full = 0, full_ok = 0;
 		const char *bad = NULL;
 		for (int round = 0; round < rounds[box] && !bad; round++) {
-			random_solution(&solution, box, &r);
-			blank(&puzzle, &solution, 0.2 + 0.4 * rng_double(&r), &r);
-			if (cp_board_load(&b, &puzzle) < 0)
+			random_solution(solution, box, &r);
+			blank(puzzle, solution, 0.2 + 0.4 * rng_double(&r), &r);
+			if (cp_board_load(&b, puzzle) < 0)
 				continue;
 			for (int w = 0; w < 4 && !bad; w++) {
 				cp_board_copy(&ant, &b);
@@ -297,13 +301,13 @@ int main(void)
 					for (int k = 0; k < n; k++)
 						if (ant.value[cell[k]] != val[k])
 							bad = "a choice was undone";
-				} else if (!agrees(&ant, false, &puzzle, cell, val, n)) {
+				} else if (!agrees(&ant, false, puzzle, cell, val, n)) {
 					bad = "a walk without contradiction differs from the reference";
 				}
 				if (ant.fixed == ant.cells) {
 					full++;
-					cp_board_to_grid(&ant, &out);
-					full_ok += grid_verify(&puzzle, &out, NULL, 0);
+					cp_board_to_grid(&ant, out);
+					full_ok += grid_verify(puzzle, out, NULL, 0);
 				}
 			}
 		}

@@ -57,19 +57,20 @@ static int mrv_cell(const struct cp_board *b)
 int main(void)
 {
 	for (size_t p = 0; p < sizeof puzzles / sizeof *puzzles; p++) {
-		struct grid g;
+		union grid_room g_room;
+		struct grid *g = &g_room.grid;
 		struct notation nt;
 		char err[GRID_ERR_MAX];
 		struct cp_board strict, tolerant, again;
-		if (grid_parse(puzzles[p], strlen(puzzles[p]), &g, &nt, err, sizeof err) < 0) {
+		if (grid_parse(puzzles[p], strlen(puzzles[p]), g, &nt, err, sizeof err) < 0) {
 			ok(0, "puzzle %zu parses: %s", p, err);
 			continue;
 		}
-		if (cp_board_alloc(&strict, g.box) < 0 || cp_board_alloc(&tolerant, g.box) < 0 ||
-		    cp_board_alloc(&again, g.box) < 0)
+		if (cp_board_alloc(&strict, g->box) < 0 || cp_board_alloc(&tolerant, g->box) < 0 ||
+		    cp_board_alloc(&again, g->box) < 0)
 			abort();
 		cp_set_tolerant(&tolerant, true);
-		int rs = cp_board_load(&strict, &g), rt = cp_board_load(&tolerant, &g);
+		int rs = cp_board_load(&strict, g), rt = cp_board_load(&tolerant, g);
 		ok(rs == 0 && rt == 0, "puzzle %zu: the givens propagate on both boards", p);
 		ok(same_board(&strict, &tolerant), "puzzle %zu: the same fixpoint after the givens", p);
 
@@ -83,7 +84,7 @@ int main(void)
 			for (; values; values &= values - 1) {
 				int v = cp_first_value(values);
 				struct cp_board s2, t2;
-				if (cp_board_alloc(&s2, g.box) < 0 || cp_board_alloc(&t2, g.box) < 0)
+				if (cp_board_alloc(&s2, g->box) < 0 || cp_board_alloc(&t2, g->box) < 0)
 					abort();
 				cp_board_copy(&s2, &strict);
 				cp_board_copy(&t2, &tolerant);
@@ -113,7 +114,7 @@ int main(void)
 		   failures);
 
 		/* counts rebuilt when a tolerant board becomes strict */
-		cp_board_load(&strict, &g);
+		cp_board_load(&strict, g);
 		cp_board_copy(&again, &strict);
 		cp_set_tolerant(&again, true);
 		cp_set_tolerant(&again, false);

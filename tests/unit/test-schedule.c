@@ -26,21 +26,22 @@ int main(void)
 	}
 	stats_init(N);
 	schedule_init();
-	struct grid g;
-	grid_init(&g, 3);
-	g.cell[0] = 1;
-	ok(schedule_presolver(&g) == CP, "cp presolves 9x9");
+	union grid_room g_room;
+	struct grid *g = &g_room.grid;
+	grid_init(g, 3);
+	g->cell[0] = 1;
+	ok(schedule_presolver(g) == CP, "cp presolves 9x9");
 	ok(specs[CP].presolver, "and is marked a presolver");
-	grid_init(&g, 5);
-	for (int i = 0; i < g.cells / 2; i++)
-		g.cell[i] = (uint8_t)(1 + i % 25);
-	ok(schedule_presolver(&g) == SAT, "sat presolves a 25x25 grid with givens");
-	grid_init(&g, 5);
-	ok(schedule_presolver(&g) == CP, "cp presolves a near-empty 25x25 grid");
+	grid_init(g, 5);
+	for (int i = 0; i < g->cells / 2; i++)
+		g->cell[i] = (uint8_t)(1 + i % 25);
+	ok(schedule_presolver(g) == SAT, "sat presolves a 25x25 grid with givens");
+	grid_init(g, 5);
+	ok(schedule_presolver(g) == CP, "cp presolves a near-empty 25x25 grid");
 	specs[CP].status = SPEC_DISABLED;
 	schedule_forget();
-	grid_init(&g, 3);
-	ok(schedule_presolver(&g) == DLX, "without cp, dlx presolves 9x9");
+	grid_init(g, 3);
+	ok(schedule_presolver(g) == DLX, "without cp, dlx presolves 9x9");
 	specs[CP].status = SPEC_OK;
 	schedule_forget();
 

@@ -11,7 +11,7 @@ struct result {
 	enum stream_event ev[16];
 	long line[16];
 	char err[16][GRID_ERR_MAX + 48];
-	struct grid grid[16];
+	union grid_room grid[16];
 	struct notation nt[16];
 };
 
@@ -35,7 +35,7 @@ static void run(const char *text, struct result *r)
 				r->ev[r->n] = ev;
 				r->line[r->n] = item.line;
 				strcpy(r->err[r->n], item.error);
-				r->grid[r->n] = item.grid;
+				grid_copy(&r->grid[r->n].grid, &item.grid);
 				r->nt[r->n] = item.notation;
 				r->n++;
 			}
@@ -85,11 +85,11 @@ int main(void)
 	ok(r.n == 1 && r.ev[0] == STREAM_PUZZLE, "a block grid is one puzzle");
 	ok(r.line[0] == 2, "reported at its first row");
 	char out[128];
-	grid_format(&r.grid[0], &r.nt[0], out, sizeof out);
+	grid_format(&r.grid[0].grid, &r.nt[0], out, sizeof out);
 	is_str(out, easy, "the block grid reads as the one-line puzzle");
 
 	run("53..7....\n6..195...\n.98....6.\n8...6...3\n4..8.3..1\n7...2...6\n.6....28.\n...419..5\n....8..79\n", &r);
-	ok(r.n == 1 && r.ev[0] == STREAM_PUZZLE && r.grid[0].cell[0] == 5, "nine rows of nine characters");
+	ok(r.n == 1 && r.ev[0] == STREAM_PUZZLE && r.grid[0].grid.cell[0] == 5, "nine rows of nine characters");
 
 	run("53..7....\n6..195...\n\n.98....6.\n", &r);
 	ok(r.n == 2 && r.ev[0] == STREAM_INVALID, "a blank line cuts a grid short");
@@ -109,9 +109,9 @@ int main(void)
 	strcat(text, "2\r\n1\r\n");
 	strcat(text, "1\t-1\t-1\t-1\t\r\n-1\t-1\t1\t-1\t\r\n-1\t1\t-1\t-1\t\r\n-1\t-1\t-1\t1\t\r\n");
 	run(text, &r);
-	ok(r.n == 1 && r.ev[0] == STREAM_PUZZLE && r.grid[0].box == 2, "an ACS instance file");
+	ok(r.n == 1 && r.ev[0] == STREAM_PUZZLE && r.grid[0].grid.box == 2, "an ACS instance file");
 	ok(r.nt[0].style == NOTATION_NUMBERS && r.nt[0].minus_one, "read as numbers with -1 blanks");
-	ok(r.grid[0].cell[0] == 1 && r.grid[0].cell[6] == 1 && r.grid[0].cell[1] == 0, "cells in place");
+	ok(r.grid[0].grid.cell[0] == 1 && r.grid[0].grid.cell[6] == 1 && r.grid[0].grid.cell[1] == 0, "cells in place");
 
 	/* rows of numbers without a header */
 	text[0] = 0;
@@ -124,11 +124,11 @@ int main(void)
 		strcat(text, "\n");
 	}
 	run(text, &r);
-	ok(r.n == 1 && r.ev[0] == STREAM_PUZZLE && r.grid[0].cell[0] == 4, "nine rows of nine numbers");
+	ok(r.n == 1 && r.ev[0] == STREAM_PUZZLE && r.grid[0].grid.cell[0] == 4, "nine rows of nine numbers");
 	run("1 0 3 0 0 4 0 2 0 1 0 0 3 0 0 1\n", &r);
-	ok(r.n == 1 && r.ev[0] == STREAM_PUZZLE && r.grid[0].box == 2, "16 small numbers: a 4x4");
+	ok(r.n == 1 && r.ev[0] == STREAM_PUZZLE && r.grid[0].grid.box == 2, "16 small numbers: a 4x4");
 	run("1 0 3 0 0 4 0 2 0 1 0 0 3 0 0 9\n", &r);
-	ok(r.n == 1 && r.ev[0] == STREAM_INVALID && r.grid[0].box != 2,
+	ok(r.n == 1 && r.ev[0] == STREAM_INVALID && r.grid[0].grid.box != 2,
 	   "16 numbers with a 9: the first row of a 16x16, cut short");
 
 	run("xyz\n", &r);
