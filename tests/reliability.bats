@@ -89,3 +89,30 @@ setup() {
 	assert_line --index 0 "# unsupported: line 1: no available worker takes 9x9 grids (cp: failed to start 4 times in a row: cannot make its pipes: Too many open files)"
 	assert_equal "$(grep -c 'worker cp: cannot make its pipes: Too many open files$' <<<"$stderr")" 1
 }
+
+@test "the cancel grace follows the worker: one that acknowledges slower as its machine gets busy is waited for, not killed" {
+	# Its first cancel is acknowledged in 0.5 s, the others in 1.4 s: past
+	# --grace 1 (a fixed grace kills it at the second), within 4 times the
+	# slowest acknowledgement it gave (2 s). cp answers every puzzle first,
+	# so the fake's attempt is cancelled each time; the puzzles after the
+	# first come once the fake said hello, 0.3 s apart, so that the run
+	# lasts past the acknowledgements.
+	for i in 1 2 3 4; do cat "$DATA/easy9.txt"; done >"$T/in"
+	for i in 1 2 3 4; do cat "$DATA/easy9.solutions"; done >"$T/expected"
+	fake="$(slowpoke 30):cancel-lags=0.5/1.4"
+	status=0
+	race --stats --schedule all --grace 1 --workers cp,"$fake" >"$T/out" 2>"$T/err" < <(
+		head -n 1 "$T/in"
+		poll 10 said_hello fake-slowpoke || true
+		tail -n +2 "$T/in" | while read -r line; do
+			echo "$line"
+			sleep 0.3
+		done
+	) || status=$?
+	output=$(cat "$T/out") stderr=$(cat "$T/err")
+	[ "$status" -eq 0 ]
+	assert_equal "$output" "$(cat "$T/expected")"
+	# it acknowledged cancels slower than --grace, and was never killed
+	[ "$(stat_of "$fake" cancelled <<<"$stderr")" -ge 3 ]
+	[ "$(stat_of "$fake" killed <<<"$stderr")" = 0 ]
+}
