@@ -6,6 +6,7 @@
 # WORKER_DATA (optional) is a folder whose files replace those of
 # tests/data with the same names, for this worker only.
 
+bats_require_minimum_version 1.5.0
 load helpers
 if [ -n "${WORKER_DATA:-}" ]; then
 	DATA=$BATS_FILE_TMPDIR/data

@@ -4,6 +4,7 @@
 # a fixed seed; runs that could go on have a time limit or a resolution
 # limit. The puzzles are the paper's own (puzzles/examples.txt).
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 EDA=sudoku-eda
