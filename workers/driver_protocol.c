@@ -66,7 +66,10 @@ struct job {
 	atomic_int run; /* enum job_run */
 	struct worker_ctx ctx; /* the plain path's: a cancel stops this job only */
 	size_t room; /* bytes allocated for it (it is reused: spare_jobs) */
-	GRID_MEMBER(grid); /* last: a job is kept at its grid's size (make_job) */
+	/* last: a job is kept at its grid's size (make_job); the union's room
+	 * is the grid's cells */
+	// cppcheck-suppress unusedStructMember
+	GRID_MEMBER(grid);
 };
 
 /* Jobs answered, kept for reuse (under queue_lock): a malloc in the reading

@@ -68,7 +68,7 @@ static const struct worker_option sat_options[] = {
 /* The clauses being built, and the variables' meaning. */
 struct encoding {
 	CCaDiCaL *solver;
-	int box, side, cells;
+	int side, cells;
 	int *var;       /* [cells * N]: at cell * N + v - 1, the variable "cell
 			 * holds v", 0 when v is not a candidate there */
 	int nvars;      /* the candidates' variables, then the counters' */
@@ -175,6 +175,9 @@ static int should_terminate(void *state)
 	return worker_should_stop(w->ctx);
 }
 
+/* ccadical_set_learn's callback: its type is CaDiCaL's, the clause is not
+ * ours to change */
+// cppcheck-suppress constParameter
 static void count_learned(void *state, int *clause)
 {
 	struct watch *w = state;
@@ -364,7 +367,7 @@ static enum solve_status sat_solve(const struct grid *puzzle, struct solve_resul
 {
 	const long limit = worker_count_limit(ctx);
 	struct cp_board board;
-	struct encoding e = {.box = puzzle->box, .side = puzzle->side, .cells = puzzle->cells};
+	struct encoding e = {.side = puzzle->side, .cells = puzzle->cells};
 	if (cp_board_alloc(&board, puzzle->box) < 0)
 		goto nomem;
 	bool unsat;
