@@ -47,7 +47,10 @@ union grid_room {
 };
 
 /* A member of a record that holds a grid of any size (a puzzle read, a
- * result): the grid, named name, with the room for its cells after it. */
+ * result): the grid, named name, with the room for its cells after it.
+ * Such a record is variable-sized for the compiler and may sit inside
+ * another before its end: GNU C allows it (the code is gnu11; configure
+ * turns off clang's warning that says so). */
 #define GRID_MEMBER(name)                                                \
 	union {                                                          \
 		struct grid name;                                        \
