@@ -80,6 +80,29 @@ setup() {
 	assert_failure 2
 }
 
+@test "the default portfolio never takes a worker from the current directory through the PATH" {
+	skip_if_wrapped "copies the racer program"
+	# an installed racer with cp beside it, no GPU worker; a sudoku-gpu in
+	# the current directory (the racer of ddd04c0 listed ./sudoku-gpu as
+	# available, and raced it)
+	mkdir -p "$T/bin" "$T/here"
+	cp "$(command -v sudoku-race)" "$(command -v sudoku-cp)" "$T/bin/"
+	printf '#!/bin/sh\necho "hello gpu 1 proto=1 kind=complete sizes=2-8 device=gpu"\ncat >/dev/null\n' \
+		>"$T/here/sudoku-gpu"
+	chmod +x "$T/here/sudoku-gpu"
+	cd "$T/here"
+	for path in ".:/usr/bin:/bin" ":/usr/bin:/bin" "/usr/bin:/bin:" "/usr/bin::/bin"; do
+		run --separate-stderr env PATH="$path" "$T/bin/sudoku-race" --list-workers
+		assert_success
+		assert_line --regexp "^gpu:method=cpw +- +- +- +unavailable: not found$"
+		refute_output --partial "sudoku-gpu"
+		run --separate-stderr env PATH="$path" "$T/bin/sudoku-race" --no-cache --stats "$DATA/easy9.txt"
+		assert_success
+		assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+		[[ $(summary_of "processes started" <<<"$stderr") != *gpu* ]]
+	done
+}
+
 @test "workers that the system will not start: the reason is said, on every answer too" {
 	# room for the racer's own descriptors, none for a worker's pipes (the
 	# test's own, from 3 up, closed first)

@@ -133,4 +133,14 @@ setup() {
 	run --separate-stderr sudoku-race --cache "$T/c" --json --workers "fake-nayer,$nayer,cp" "$T/empty.txt"
 	assert_success
 	assert_output --partial '"status":"solved"'
+	# nor through a symbolic link, or a hard link where the file system
+	# takes one (the same device and inode)
+	ln -s "$nayer" "$T/nayer-symlink"
+	ln "$nayer" "$T/nayer-hardlink" 2>/dev/null || cp -p "$nayer" "$T/nayer-hardlink"
+	for other in "$T/nayer-symlink" "$T/nayer-hardlink"; do
+		[ "$other" = "$T/nayer-hardlink" ] && [ "$(stat -c %i "$nayer")" != "$(stat -c %i "$other")" ] && continue
+		run --separate-stderr sudoku-race --no-cache --json --workers "fake-nayer,$other" "$T/empty.txt"
+		assert_failure 1
+		assert_output --partial '"confirmed":false'
+	done
 }
