@@ -113,6 +113,24 @@ setup() {
 	assert_equal "$(grep -c 'worker cp: cannot make its pipes: Too many open files$' <<<"$stderr")" 1
 }
 
+@test "workers that the system will not fork (EAGAIN): the reason is said, on every answer too" {
+	skip_if_wrapped "copies the racer program"
+	# a user of its own (nobody), allowed two processes: the shell and the
+	# racer, no worker; as root only (a user's own processes would count)
+	[ "$(id -u)" -eq 0 ] || skip "needs root, to run the racer as a user whose processes it counts"
+	command -v setpriv >/dev/null || skip "needs setpriv (util-linux)"
+	d=$(mktemp -d "${TMPDIR:-/tmp}/eagain.XXXXXX")
+	cp "$(command -v sudoku-race)" "$(command -v sudoku-cp)" "$DATA/easy9.txt" "$d/"
+	chmod 755 "$d"
+	chmod 644 "$d/easy9.txt"
+	run --separate-stderr setpriv --reuid 65534 --regid 65534 --clear-groups \
+		bash -c 'ulimit -u 2; cd "$1" && ./sudoku-race --no-cache <easy9.txt' _ "$d"
+	rm -rf "$d"
+	assert_failure 1
+	assert_line --index 0 "# unsupported: line 1: no available worker takes 9x9 grids (cp: failed to start 4 times in a row: cannot start it: Resource temporarily unavailable)"
+	[[ $stderr == *"worker cp: cannot start it: Resource temporarily unavailable"* ]]
+}
+
 @test "the cancel grace follows the worker: one that acknowledges slower as its machine gets busy is waited for, not killed" {
 	# Its first cancel is acknowledged in 0.5 s, the others in 1.4 s: past
 	# --grace 1 (a fixed grace kills it at the second), within 4 times the
