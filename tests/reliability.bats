@@ -131,6 +131,27 @@ setup() {
 	[[ $stderr == *"worker cp: cannot start it: Resource temporarily unavailable"* ]]
 }
 
+@test "a disk that fails the store's writes (EIO): the reason is named once, the race goes on without the cache" {
+	skip_if_wrapped "preloads a library into the racer"
+	"$top_builddir/tools/sudoku-generate" --box=3 --keep=0.45 --number=200 --seed=5 | grep -v '^#' >"$T/p"
+	sudoku-cp "$T/p" >"$T/s"
+	sudoku-race --cache "$T/c" "$DATA/easy9.txt" >/dev/null # the store is there
+	# the sanitizers want their runtime first in the list of libraries
+	run --separate-stderr env EIO_STORE=1 LD_PRELOAD="$top_builddir/tests/eio-store.so" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		sudoku-race --cache "$T/c" --stats "$T/p"
+	assert_success
+	assert_equal "$output" "$(cat "$T/s")"
+	assert_equal "$(grep -c 'Input/output error' <<<"$stderr")" 1
+	[[ $stderr == *"sudoku-race: cache: cannot write: Input/output error; going on without the cache"* ]]
+	# a failing disk is not a damaged store: nothing set aside, and what
+	# was written before is there
+	[ -z "$(find "$T/c" -name '*damaged*')" ]
+	run --separate-stderr sudoku-race --cache "$T/c" --stats "$DATA/easy9.txt"
+	assert_success
+	[[ $stderr == *"cache: 3 hits, 0 misses"* ]]
+}
+
 @test "the cancel grace follows the worker: one that acknowledges slower as its machine gets busy is waited for, not killed" {
 	# Its first cancel is acknowledged in 0.5 s, the others in 1.4 s: past
 	# --grace 1 (a fixed grace kills it at the second), within 4 times the
