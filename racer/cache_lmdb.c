@@ -144,7 +144,7 @@ static int env_open(struct lmdb_store *s, const char *dir, bool readonly, size_t
 	if (rc == 0)
 		rc = mdb_env_set_maxreaders(s->env, MAX_READERS);
 	if (rc == 0)
-		rc = mdb_env_set_maxdbs(s->env, 2);
+		rc = mdb_env_set_maxdbs(s->env, 3); /* uses, ages, and room */
 	/* NOTLS: the reader's transaction is reset and renewed around each
 	 * batch of look-ups. NOMETASYNC: a crash may lose the last batch,
 	 * never the store's consistency. */
@@ -173,17 +173,41 @@ static bool file_extent(struct lmdb_store *s, int *fd, off_t *have, off_t *need)
 	return true;
 }
 
+void lmdb_age_key(uint64_t tick, uint8_t out[8])
+{
+	for (int i = 7; i >= 0; i--, tick >>= 8)
+		out[i] = (uint8_t)tick;
+}
+
 int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY_LEN], uint64_t tick)
 {
-	MDB_val k = {CACHE_KEY_LEN, (void *)key};
+	MDB_val k = {CACHE_KEY_LEN, (void *)key}, old;
+	int rc;
+	if (s->has_ages && (rc = mdb_get(txn, s->uses_dbi, &k, &old)) != MDB_NOTFOUND) {
+		if (rc != 0)
+			return rc;
+		uint8_t a[8];
+		lmdb_age_key(old.mv_size == 8 ? cache_le64(old.mv_data) : 0, a);
+		MDB_val ak = {sizeof a, a};
+		rc = mdb_del(txn, s->ages_dbi, &ak, &k);
+		if (rc != 0 && rc != MDB_NOTFOUND)
+			return rc;
+	}
 	if (!tick) {
-		int rc = mdb_del(txn, s->uses_dbi, &k, NULL);
+		rc = mdb_del(txn, s->uses_dbi, &k, NULL);
 		return rc == MDB_NOTFOUND ? 0 : rc;
 	}
 	uint8_t t[8];
 	cache_put_le64(t, tick);
 	MDB_val v = {sizeof t, t};
-	return mdb_put(txn, s->uses_dbi, &k, &v, 0);
+	rc = mdb_put(txn, s->uses_dbi, &k, &v, 0);
+	if (rc == 0 && s->has_ages) {
+		uint8_t a[8];
+		lmdb_age_key(tick, a);
+		MDB_val ak = {sizeof a, a};
+		rc = mdb_put(txn, s->ages_dbi, &ak, &k, 0);
+	}
+	return rc;
 }
 
 void lmdb_write_meta(struct lmdb_store *s, MDB_txn *txn, uint64_t tick, int *rc)
@@ -215,6 +239,7 @@ void lmdb_end_write(struct lmdb_store *s, MDB_txn *txn, int *rc)
 
 struct open_check {
 	bool create; /* the uses database and the format record are missing */
+	bool create_ages; /* the ages database is missing */
 	int rc;
 	int format;  /* 0: no record */
 	size_t cap;  /* the size limit it records; 0: none */
@@ -255,6 +280,14 @@ static void check_store(struct lmdb_store *s, struct open_check *c)
 		c->create = true;
 		rc = 0;
 	}
+	if (rc == 0 && s->has_uses) {
+		rc = mdb_dbi_open(txn, "ages", MDB_DUPSORT, &s->ages_dbi);
+		s->has_ages = rc == 0;
+		if (rc == MDB_NOTFOUND) {
+			c->create_ages = true;
+			rc = 0;
+		}
+	}
 	if (rc != 0) {
 		c->rc = rc;
 		mdb_txn_abort(txn);
@@ -291,6 +324,38 @@ static void create_uses(struct lmdb_store *s, struct open_check *c)
 	}
 	lmdb_end_write(s, txn, &c->rc);
 	s->has_uses = c->rc == 0;
+}
+
+/* A store without the ages of its uses (a racer before them made it):
+ * every use's age, from the uses. A store too full for them goes on
+ * without (the writer then evicts by reading every use). */
+static void create_ages(struct lmdb_store *s, struct open_check *c)
+{
+	MDB_txn *txn;
+	c->rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+	if (c->rc != 0)
+		return;
+	c->rc = mdb_dbi_open(txn, "ages", MDB_CREATE | MDB_DUPSORT, &s->ages_dbi);
+	MDB_stat st;
+	/* another racer may have done it meanwhile */
+	if (c->rc == 0 && (c->rc = mdb_stat(txn, s->ages_dbi, &st)) == 0 && st.ms_entries == 0) {
+		MDB_cursor *cur;
+		MDB_val k, v;
+		c->rc = mdb_cursor_open(txn, s->uses_dbi, &cur);
+		int rc = c->rc;
+		for (size_t n = 0; rc == 0 && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0; n++) {
+			if (n % 65536 == 0)
+				helper_budget(); /* a bounded piece of work each */
+			uint8_t a[8];
+			lmdb_age_key(v.mv_size == 8 ? cache_le64(v.mv_data) : 0, a);
+			MDB_val ak = {sizeof a, a};
+			rc = mdb_put(txn, s->ages_dbi, &ak, &k, 0);
+		}
+		if (c->rc == 0 && rc != MDB_NOTFOUND)
+			c->rc = rc;
+	}
+	lmdb_end_write(s, txn, &c->rc);
+	s->has_ages = c->rc == 0;
 }
 
 /* The environment, in a map that fits: --cache-size, or what the address
@@ -361,6 +426,15 @@ int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full
 	if (c.rc == 0 && !c.why[0] && c.create && !a->readonly) {
 		create_uses(s, &c);
 		if (c.rc == 0) {
+			memset(&c, 0, sizeof c);
+			check_store(s, &c);
+		}
+	}
+	if (c.rc == 0 && !c.why[0] && c.create_ages && !a->readonly) {
+		create_ages(s, &c);
+		if (c.rc == MDB_MAP_FULL)
+			c.rc = 0; /* no room for them: evictions read every use */
+		else if (c.rc == 0) {
 			memset(&c, 0, sizeof c);
 			check_store(s, &c);
 		}

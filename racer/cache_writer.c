@@ -88,8 +88,8 @@ static void queue(enum op op, const uint8_t *key, const uint8_t *value, size_t l
 static size_t used_pages(MDB_txn *txn)
 {
 	size_t used = 2;
-	MDB_dbi dbs[] = {0 /* LMDB's free list */, s.dbi, s.uses_dbi};
-	for (size_t i = 0; i < sizeof dbs / sizeof dbs[0]; i++) {
+	MDB_dbi dbs[] = {0 /* LMDB's free list */, s.dbi, s.uses_dbi, s.ages_dbi};
+	for (size_t i = 0; i < sizeof dbs / sizeof dbs[0] - !s.has_ages; i++) {
 		MDB_stat st;
 		if (mdb_stat(txn, dbs[i], &st) == 0)
 			used += st.ms_branch_pages + st.ms_leaf_pages + st.ms_overflow_pages;
@@ -101,6 +101,54 @@ static int cmp_tick(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 	return (x > y) - (x < y);
+}
+
+/* Deletes the least recently used entries, oldest first from the ages,
+ * until pages in use are at most target (looked at every 16) or most are
+ * gone. An age whose use has moved on (a racer before the ages wrote it)
+ * is dropped. */
+static int evict_by_age(MDB_txn *txn, size_t target, size_t most, long *evicted)
+{
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(txn, s.ages_dbi, &cur);
+	if (rc != 0)
+		return rc;
+	size_t gone = 0, looked = 0;
+	MDB_val a, k;
+	for (int op = MDB_FIRST; gone < most && (rc = mdb_cursor_get(cur, &a, &k, (MDB_cursor_op)op)) == 0;
+	     op = MDB_NEXT) {
+		if (++looked % 16 == 0 && used_pages(txn) <= target)
+			break;
+		if (looked % 4096 == 0)
+			helper_budget();
+		uint8_t key[CACHE_KEY_LEN] = {0}, age[8] = {0};
+		if (k.mv_size == CACHE_KEY_LEN)
+			memcpy(key, k.mv_data, CACHE_KEY_LEN);
+		if (a.mv_size == 8)
+			memcpy(age, a.mv_data, 8);
+		MDB_val mk = {sizeof key, key}, u;
+		int got = mdb_get(txn, s.uses_dbi, &mk, &u);
+		uint8_t now[8] = {0};
+		if (got == 0 && u.mv_size == 8)
+			lmdb_age_key(cache_le64(u.mv_data), now);
+		/* (MDB_NEXT after a delete gives the entry that followed) */
+		rc = mdb_cursor_del(cur, 0);
+		if (rc != 0)
+			break;
+		if (got != 0 || memcmp(now, age, 8) != 0)
+			continue; /* stale */
+		rc = mdb_del(txn, s.uses_dbi, &mk, NULL);
+		if (rc == 0 || rc == MDB_NOTFOUND)
+			rc = mdb_del(txn, s.dbi, &mk, NULL);
+		if (rc == MDB_NOTFOUND)
+			rc = 0;
+		if (rc != 0)
+			break;
+		gone++;
+		(*evicted)++;
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
 /* Deletes the least recently used entries until pages in use are at most
@@ -115,6 +163,8 @@ static int evict(MDB_txn *txn, size_t target, size_t most, long *evicted)
 {
 	int rc = 0;
 	size_t used, gone = 0;
+	if (s.has_ages)
+		return evict_by_age(txn, target, most, evicted);
 	while (rc == 0 && gone < most && (used = used_pages(txn)) > target) {
 		helper_budget();
 		MDB_stat st;
@@ -196,8 +246,9 @@ static size_t changed_pages(const MDB_stat *st, size_t n)
  * their overflow pages): at most two thirds of the map. */
 static size_t reserve_pages(MDB_txn *txn, const struct write *w)
 {
-	MDB_stat st, us;
-	if (mdb_stat(txn, s.dbi, &st) != 0 || mdb_stat(txn, s.uses_dbi, &us) != 0)
+	MDB_stat st, us, as = {0};
+	if (mdb_stat(txn, s.dbi, &st) != 0 || mdb_stat(txn, s.uses_dbi, &us) != 0 ||
+	    (s.has_ages && mdb_stat(txn, s.ages_dbi, &as) != 0))
 		return s.cap_pages * 2 / 3;
 	size_t overflow = 0;
 	for (size_t i = w->from; i < w->from + w->n; i++) {
@@ -205,7 +256,8 @@ static size_t reserve_pages(MDB_txn *txn, const struct write *w)
 		overflow = pages > overflow ? pages : overflow;
 	}
 	size_t n = (w->n > BATCH ? w->n : BATCH) + EVICT_MAX;
-	size_t reserve = 2 * (changed_pages(&st, n) + changed_pages(&us, n) + n * overflow);
+	size_t reserve = 2 * (changed_pages(&st, n) + changed_pages(&us, n) + (s.has_ages ? changed_pages(&as, n) : 0) +
+			      n * overflow);
 	return reserve < s.cap_pages * 2 / 3 ? reserve : s.cap_pages * 2 / 3;
 }
 
@@ -373,6 +425,8 @@ static int clear(struct cmsg_buf *out)
 	if (mdb_stat(txn, s.uses_dbi, &ms) == 0)
 		entries = ms.ms_entries;
 	rc = mdb_drop(txn, s.uses_dbi, 0);
+	if (rc == 0 && s.has_ages)
+		rc = mdb_drop(txn, s.ages_dbi, 0);
 	if (rc == 0)
 		rc = mdb_drop(txn, s.dbi, 0);
 	if (rc == 0)
