@@ -239,6 +239,7 @@ void lmdb_end_write(struct lmdb_store *s, MDB_txn *txn, int *rc)
 
 struct open_check {
 	bool create; /* the uses database and the format record are missing */
+	bool create_ages; /* the ages database is missing */
 	int rc;
 	int format;  /* 0: no record */
 	size_t cap;  /* the size limit it records; 0: none */
@@ -280,11 +281,12 @@ static void check_store(struct lmdb_store *s, struct open_check *c)
 		rc = 0;
 	}
 	if (rc == 0 && s->has_uses) {
-		/* (made by the writer when the store first fills: lmdb_make_ages) */
 		rc = mdb_dbi_open(txn, "ages", MDB_DUPSORT, &s->ages_dbi);
 		s->has_ages = rc == 0;
-		if (rc == MDB_NOTFOUND)
+		if (rc == MDB_NOTFOUND) {
+			c->create_ages = true;
 			rc = 0;
+		}
 	}
 	if (rc != 0) {
 		c->rc = rc;
@@ -324,19 +326,23 @@ static void create_uses(struct lmdb_store *s, struct open_check *c)
 	s->has_uses = c->rc == 0;
 }
 
-int lmdb_make_ages(struct lmdb_store *s)
+/* A store without the ages of its uses (a racer before them made it):
+ * every use's age, from the uses. A store too full for them goes on
+ * without (the writer then evicts by reading every use). */
+static void create_ages(struct lmdb_store *s, struct open_check *c)
 {
 	MDB_txn *txn;
-	int rc = mdb_txn_begin(s->env, NULL, 0, &txn);
-	if (rc != 0)
-		return rc;
-	rc = mdb_dbi_open(txn, "ages", MDB_CREATE | MDB_DUPSORT, &s->ages_dbi);
+	c->rc = mdb_txn_begin(s->env, NULL, 0, &txn);
+	if (c->rc != 0)
+		return;
+	c->rc = mdb_dbi_open(txn, "ages", MDB_CREATE | MDB_DUPSORT, &s->ages_dbi);
 	MDB_stat st;
-	/* another racer may have made them meanwhile */
-	if (rc == 0 && (rc = mdb_stat(txn, s->ages_dbi, &st)) == 0 && st.ms_entries == 0) {
+	/* another racer may have done it meanwhile */
+	if (c->rc == 0 && (c->rc = mdb_stat(txn, s->ages_dbi, &st)) == 0 && st.ms_entries == 0) {
 		MDB_cursor *cur;
 		MDB_val k, v;
-		rc = mdb_cursor_open(txn, s->uses_dbi, &cur);
+		c->rc = mdb_cursor_open(txn, s->uses_dbi, &cur);
+		int rc = c->rc;
 		for (size_t n = 0; rc == 0 && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0; n++) {
 			if (n % 65536 == 0)
 				helper_budget(); /* a bounded piece of work each */
@@ -345,12 +351,11 @@ int lmdb_make_ages(struct lmdb_store *s)
 			MDB_val ak = {sizeof a, a};
 			rc = mdb_put(txn, s->ages_dbi, &ak, &k, 0);
 		}
-		if (rc == MDB_NOTFOUND)
-			rc = 0;
+		if (c->rc == 0 && rc != MDB_NOTFOUND)
+			c->rc = rc;
 	}
-	lmdb_end_write(s, txn, &rc);
-	s->has_ages = rc == 0;
-	return rc;
+	lmdb_end_write(s, txn, &c->rc);
+	s->has_ages = c->rc == 0;
 }
 
 /* The environment, in a map that fits: --cache-size, or what the address
@@ -421,6 +426,15 @@ int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full
 	if (c.rc == 0 && !c.why[0] && c.create && !a->readonly) {
 		create_uses(s, &c);
 		if (c.rc == 0) {
+			memset(&c, 0, sizeof c);
+			check_store(s, &c);
+		}
+	}
+	if (c.rc == 0 && !c.why[0] && c.create_ages && !a->readonly) {
+		create_ages(s, &c);
+		if (c.rc == MDB_MAP_FULL)
+			c.rc = 0; /* no room for them: evictions read every use */
+		else if (c.rc == 0) {
 			memset(&c, 0, sizeof c);
 			check_store(s, &c);
 		}

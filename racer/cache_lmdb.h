@@ -37,10 +37,10 @@ struct lmdb_store {
 	MDB_dbi dbi, uses_dbi;
 	bool has_uses;    /* a store of format 1 opened read-only has none */
 	/* the uses by age: big-endian tick -> key (several keys at tick 1,
-	 * the entries of a store of format 1), kept with the uses once the
-	 * store first fills (lmdb_make_ages), so that the writer evicts the
-	 * oldest from a cursor. A racer before them writes uses without
-	 * ages: an age whose use moved on is stale, and eviction drops it. */
+	 * the entries of a store of format 1), kept with the uses, so that
+	 * the writer evicts the oldest from a cursor. A racer before it
+	 * writes uses without ages: an age whose use moved on is stale, and
+	 * eviction drops it. */
 	MDB_dbi ages_dbi;
 	bool has_ages;
 	size_t cap_bytes; /* the limit it keeps */
@@ -65,9 +65,6 @@ int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full
 bool lmdb_is_damage(int rc);
 /* An age's key: the tick, big-endian, so that the ages sort oldest first. */
 void lmdb_age_key(uint64_t tick, uint8_t out[8]);
-/* The ages of the uses, made from them in a transaction of their own; 0,
- * or LMDB's code (MDB_MAP_FULL: no room for them, and none are kept). */
-int lmdb_make_ages(struct lmdb_store *s);
 /* key used at tick (0: not any more); its age moves with it. */
 int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY_LEN], uint64_t tick);
 void lmdb_write_meta(struct lmdb_store *s, MDB_txn *txn, uint64_t tick, int *rc);

@@ -67,11 +67,6 @@ static uint64_t first_ns; /* when the oldest queued operation came */
  * order they came (the queue is written in key order, in chunks) */
 static uint64_t commit_base;
 static bool commit_based;
-/* The store filled without the ages of its uses: they are made after the
- * transaction (once: a store too full for them goes on without). A store
- * that never fills has no ages to keep up: a cold run writes a tenth
- * less. */
-static bool ages_wanted, ages_tried;
 
 static void queue(enum op op, const uint8_t *key, const uint8_t *value, size_t len)
 {
@@ -326,11 +321,9 @@ static void apply(MDB_txn *txn, struct write *w)
 	if (w->rc == 0)
 		lmdb_write_meta(&s, txn, tick, &w->rc);
 	size_t high = s.cap_pages - reserve_pages(txn, w), low = high - high / 8;
-	if (w->rc == 0 && (w->evict_only || used_pages(txn) > high)) {
+	if (w->rc == 0 && (w->evict_only || used_pages(txn) > high))
 		w->rc = evict(txn, w->evict_only ? low / 2 : low, w->evict_only ? SIZE_MAX : EVICT_MAX,
 			      &w->evicted);
-		ages_wanted = !s.has_ages;
-	}
 }
 
 static void write_batch(struct write *w)
@@ -390,12 +383,6 @@ static int write_all(long *written, long *evicted)
 		done += w.n;
 		*written += w.written;
 		*evicted += w.evicted;
-		if (ages_wanted && !ages_tried) {
-			ages_tried = true;
-			int rc = lmdb_make_ages(&s);
-			if (rc != 0 && rc != MDB_MAP_FULL)
-				return rc;
-		}
 	}
 	return 0;
 }
