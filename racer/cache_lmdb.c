@@ -179,11 +179,11 @@ void lmdb_age_key(uint64_t tick, uint8_t out[8])
 		out[i] = (uint8_t)tick;
 }
 
-int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY_LEN], uint64_t tick)
+int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY_LEN], uint64_t tick, bool fresh)
 {
 	MDB_val k = {CACHE_KEY_LEN, (void *)key}, old;
 	int rc;
-	if (s->has_ages && (rc = mdb_get(txn, s->uses_dbi, &k, &old)) != MDB_NOTFOUND) {
+	if (s->has_ages && !fresh && (rc = mdb_get(txn, s->uses_dbi, &k, &old)) != MDB_NOTFOUND) {
 		if (rc != 0)
 			return rc;
 		uint8_t a[8];
@@ -314,7 +314,7 @@ static void create_uses(struct lmdb_store *s, struct open_check *c)
 		while (rc == 0 && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0) {
 			if (k.mv_size != CACHE_KEY_LEN)
 				continue;
-			rc = lmdb_set_use(s, txn, k.mv_data, 1); /* older than any use to come */
+			rc = lmdb_set_use(s, txn, k.mv_data, 1, false); /* older than any use to come */
 		}
 		/* (a write transaction's cursors close with it) */
 		if (c->rc == 0 && rc != MDB_NOTFOUND)

@@ -290,28 +290,29 @@ static void apply(MDB_txn *txn, struct write *w)
 		switch (p->op) {
 		case OP_DELETE:
 			rc = mdb_del(txn, s.dbi, &k, NULL);
-			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, 0) : rc == MDB_NOTFOUND ? 0 : rc;
+			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, 0, false) : rc == MDB_NOTFOUND ? 0 : rc;
 			break;
 		case OP_TOUCH:
 			rc = mdb_get(txn, s.dbi, &k, &v);
-			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t) : rc == MDB_NOTFOUND ? 0 : rc;
+			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t, false) : rc == MDB_NOTFOUND ? 0 : rc;
 			break;
 		case OP_PUT:
 			cache_put_le64(value + CACHE_TICK_AT, t);
 			v.mv_data = value;
 			v.mv_size = p->len;
 			rc = mdb_put(txn, s.dbi, &k, &v, MDB_NOOVERWRITE);
+			bool fresh = rc == 0;
 			if (rc == MDB_KEYEXIST) {
 				/* v is the stored value now */
 				if (cache_keep_stored(v.mv_data, v.mv_size, value, p->len)) {
-					w->rc = lmdb_set_use(&s, txn, p->key, t);
+					w->rc = lmdb_set_use(&s, txn, p->key, t, false);
 					break;
 				}
 				v.mv_data = value;
 				v.mv_size = p->len;
 				rc = mdb_put(txn, s.dbi, &k, &v, 0);
 			}
-			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t) : rc;
+			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t, fresh) : rc;
 			w->written += rc == 0;
 			break;
 		}
