@@ -518,18 +518,28 @@ fill_fs() { # the rest of $T/fs taken
 	assert_equal "$stderr" ""
 }
 
+# writer_of PID: the pid of racer PID's cache writer process, once it is
+# there (2 s at most; fails without it)
+writer_of() {
+	local i writer
+	for i in $(seq 1 200); do
+		writer=$(ps -e -o pid=,ppid=,comm= |
+			awk -v racer="$1" '$2 == racer && $3 == "sudoku-cache-wr" { print $1; exit }')
+		if [ -n "$writer" ]; then
+			echo "$writer"
+			return 0
+		fi
+		sleep 0.01
+	done
+	return 1
+}
+
 @test "a writer that falls behind: the input waits for it, every answer is kept, memory flat" {
 	skip_if_wrapped "stops the racer's writer process by its pid"
 	"$GENERATE" --box=3 --keep=0.6 --count=100000 --seed=11 | grep -v '^#' >"$T/p"
 	sudoku-race --stats --workers cp "$T/p" >"$T/out" 2>"$T/err" &
-	local racer=$! writer="" i hwm
-	for i in $(seq 1 200); do
-		writer=$(ps -e -o pid=,ppid=,comm= |
-			awk -v racer="$racer" '$2 == racer && $3 == "sudoku-cache-wr" { print $1; exit }')
-		[ -n "$writer" ] && break
-		sleep 0.01
-	done
-	[ -n "$writer" ]
+	local racer=$! writer hwm
+	writer=$(writer_of "$racer")
 	kill -STOP "$writer"
 	sleep 1.5
 	hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$racer/status")
@@ -550,14 +560,8 @@ fill_fs() { # the rest of $T/fs taken
 	skip_if_wrapped "stops the racer's writer process by its pid"
 	"$GENERATE" --box=3 --keep=0.6 --count=60000 --seed=12 | grep -v '^#' >"$T/p"
 	sudoku-race --stats --workers cp "$T/p" >"$T/out" 2>"$T/err" &
-	local racer=$! writer="" i
-	for i in $(seq 1 200); do
-		writer=$(ps -e -o pid=,ppid=,comm= |
-			awk -v racer="$racer" '$2 == racer && $3 == "sudoku-cache-wr" { print $1; exit }')
-		[ -n "$writer" ] && break
-		sleep 0.01
-	done
-	[ -n "$writer" ]
+	local racer=$! writer i
+	writer=$(writer_of "$racer")
 	kill -STOP "$writer"
 	# every answer comes while the writer is stopped
 	for i in $(seq 1 600); do
