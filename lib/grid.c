@@ -31,6 +31,14 @@ void grid_init(struct grid *g, int box)
 	memset(g->cell, 0, (size_t)g->cells);
 }
 
+void grid_from_cells(struct grid *g, int box, const uint8_t *values)
+{
+	g->box = box;
+	g->side = box * box;
+	g->cells = g->side * g->side;
+	memcpy(g->cell, values, (size_t)g->cells);
+}
+
 struct grid *grid_new(int box)
 {
 	struct grid *g = xmalloc(grid_size(box));

@@ -85,6 +85,10 @@ void notation_default(struct notation *nt, int side);
 
 /* Sets box, side and cells for box size n, all cells blank. */
 void grid_init(struct grid *g, int box);
+/* Sets box, side and cells for box size n, the cells from values (n^4 of
+ * them): a grid kept as bare cells made whole again, with no clearing
+ * first. */
+void grid_from_cells(struct grid *g, int box, const uint8_t *values);
 
 /* Box size n for a side N (N = n*n, 2 <= n <= 8), or 0 when N is not one. */
 int grid_box_for_side(int side);

@@ -76,8 +76,7 @@ void asked_pop(struct cache_asked *out, struct grid *puzzle)
 {
 	const struct entry *e = &entries[head++];
 	*out = e->asked;
-	grid_init(puzzle, e->box);
-	memcpy(puzzle->cell, cells + e->at, (size_t)puzzle->cells);
+	grid_from_cells(puzzle, e->box, cells + e->at);
 	cells_head = head < n ? entries[head].at : cells_len;
 	reset_if_empty();
 }

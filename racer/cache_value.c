@@ -108,18 +108,10 @@ int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache
 	e->uniq = (enum uniqueness)b[2];
 	e->ms = (double)((uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24) /
 		1000.0;
-	if (puzzle) {
-		puzzle->box = box;
-		puzzle->side = box * box;
-		puzzle->cells = (int)cells;
-		memcpy(puzzle->cell, b + header, cells);
-	}
-	if (solved) {
-		e->solution.box = box;
-		e->solution.side = box * box;
-		e->solution.cells = (int)cells;
-		memcpy(e->solution.cell, b + header + cells, cells);
-	}
+	if (puzzle)
+		grid_from_cells(puzzle, box, b + header);
+	if (solved)
+		grid_from_cells(&e->solution, box, b + header + cells);
 	return 1;
 }
 

@@ -151,8 +151,7 @@ static void answer_of(const struct puzzle *pz, bool json, struct answer *a, stru
 		[V_CLASH] = ANSWER_CLASH,       [V_UNSUPPORTED] = ANSWER_UNSUPPORTED,
 	};
 	if (pz->solution) {
-		grid_init(&solution.grid, pz->item.grid.box);
-		memcpy(solution.grid.cell, pz->solution, (size_t)solution.grid.cells);
+		grid_from_cells(&solution.grid, pz->item.grid.box, pz->solution);
 	}
 	*a = (struct answer){
 		.kind = kinds[pz->verdict],

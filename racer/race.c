@@ -150,10 +150,8 @@ static void remember(struct puzzle *pz, enum verdict v)
 	for (char *c = e.provers; *c; c++)
 		if (*c == '+')
 			*c = ',';
-	if (pz->solution) {
-		grid_init(&e.solution, pz->item.grid.box);
-		memcpy(e.solution.cell, pz->solution, (size_t)pz->item.grid.cells);
-	}
+	if (pz->solution)
+		grid_from_cells(&e.solution, pz->item.grid.box, pz->solution);
 	store_put(&pz->item.grid, &e);
 }
 
