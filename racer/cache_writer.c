@@ -405,8 +405,7 @@ static int commit(struct cmsg_buf *out)
 	if (!nops)
 		return 0;
 	long written = 0, evicted = 0;
-	helper_budget();
-	int rc = write_all(&written, &evicted);
+	int rc = write_all(&written, &evicted); /* each transaction with its budget */
 	nops = 0;
 	arena_len = 0;
 	if (written || evicted)
