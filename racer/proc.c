@@ -349,9 +349,10 @@ static void handle_hello(struct proc *p, char *line, size_t len)
 	if (msg_parse(line, len, &m, err, sizeof err) < 0 || m.type != MSG_HELLO) {
 		bad = "its first line is not hello";
 		stats_spec_add(p->spec->index, SC_HELLO_FAILURES, 1);
-	} else if (msg_read_hello(&m, &h, err, sizeof err) < 0) {
+	} else if (msg_read_hello(&m, &h, err, sizeof err) < 0 || h.proto != PROTO_VERSION) {
+		/* the codec reads any version; this racer speaks its own */
 		const char *proto = msg_field(&m, "proto");
-		if (h.proto < 1 || h.proto > PROTO_VERSION)
+		if (h.proto != PROTO_VERSION)
 			snprintf(why, sizeof why, "speaks protocol %.40s, not %d", proto ? proto : "(none)", PROTO_VERSION);
 		else
 			snprintf(why, sizeof why, "a bad hello: %s", err);

@@ -558,3 +558,12 @@ answering() {
 	run race --workers cp "$f"
 	assert_line --index 1 "# invalid: $f: line 2: 5 cells, expected 16"
 }
+
+@test "a worker that speaks another version of the protocol is left out, and says which" {
+	cd "$T"
+	printf '#!/bin/sh\necho "hello later 1 proto=2 kind=complete sizes=2-8 device=cpu"\ncat >/dev/null\n' >sudoku-later
+	chmod +x sudoku-later
+	run --separate-stderr sudoku-race --workers "$T/sudoku-later",cp --list-workers --json
+	assert_success
+	assert_output --partial '"available":false,"version":null,"why":"speaks protocol 2, not 1"'
+}
