@@ -390,10 +390,6 @@ int msg_read_hello(const struct msg *m, struct msg_hello *h, char *err, size_t e
 		.device = "cpu",
 		.batch = 1,
 	};
-	if (m->type != MSG_HELLO || m->argc < 2) {
-		say(err, errsz, "not a hello");
-		return -1;
-	}
 	const char *proto = NULL, *kind = NULL, *sizes = NULL, *device = NULL, *detail = NULL,
 		   *batch = NULL;
 	/* one pass; the first of a key counts, as for msg_field */
@@ -417,6 +413,11 @@ int msg_read_hello(const struct msg *m, struct msg_hello *h, char *err, size_t e
 	uint64_t v;
 	if (proto && read_number(proto, LONG_MAX, &v))
 		h->proto = (long)v;
+	/* (proto read first: a caller says which version a bad hello speaks) */
+	if (m->type != MSG_HELLO || m->argc < 2) {
+		say(err, errsz, "not a hello");
+		return -1;
+	}
 	if (!proto) {
 		say(err, errsz, "no proto");
 		return -1;
