@@ -150,8 +150,7 @@ static uint64_t search_scan(struct bf_search *s, const struct grid *puzzle,
 		if (depth == s->nopen) {
 			/* every cell filled: a solution */
 			if ((*found)++ == 0) {
-				grid_copy(&res->solution, puzzle);
-				memcpy(res->solution.cell, s->board, (size_t)puzzle->cells);
+				grid_from_cells(&res->solution, puzzle->box, s->board);
 			}
 			if (*found >= limit)
 				break;

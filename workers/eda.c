@@ -734,8 +734,7 @@ static enum solve_status eda_solve(const struct grid *puzzle, struct solve_resul
 		}
 		enum attempt_end end = resolve(&e);
 		if (end == ATTEMPT_SOLVED) {
-			grid_copy(&res->solution, puzzle);
-			memcpy(res->solution.cell, e.approx, (size_t)e.cells);
+			grid_from_cells(&res->solution, puzzle->box, e.approx);
 			status = SOLVE_SOLVED;
 			break;
 		}

@@ -678,8 +678,7 @@ static enum expand_result expand(struct hill *h)
 
 static void copy_solution(const struct hill *h, struct solve_result *res, const struct grid *puzzle)
 {
-	grid_copy(&res->solution, puzzle);
-	memcpy(res->solution.cell, h->cur, (size_t)h->cells);
+	grid_from_cells(&res->solution, puzzle->box, h->cur);
 }
 
 static enum solve_status hill_solve(const struct grid *puzzle, struct solve_result *res,

@@ -376,11 +376,8 @@ static enum solve_status sat_solve(const struct grid *puzzle, struct solve_resul
 		unsat = board.failed;
 	} else {
 		/* propagation, then locked candidates while they find singles */
-		struct grid *work = malloc(grid_bytes(puzzle));
-		if (!work) {
-			cp_board_free(&board);
-			goto nomem;
-		}
+		union grid_room work_room;
+		struct grid *work = &work_room.grid;
 		grid_copy(work, puzzle);
 		for (;;) {
 			unsat = cp_board_load(&board, work) < 0;
@@ -392,7 +389,6 @@ static enum solve_status sat_solve(const struct grid *puzzle, struct solve_resul
 				break;
 			}
 		}
-		free(work);
 	}
 	if (unsat) {
 		cp_board_free(&board);

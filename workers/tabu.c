@@ -728,8 +728,7 @@ static enum solve_status tabu_solve(const struct grid *puzzle, struct solve_resu
 		}
 	}
 	/* cost 0: a full assignment without conflicts; checked all the same */
-	grid_copy(&res->solution, puzzle);
-	memcpy(res->solution.cell, t.value, (size_t)t.cells);
+	grid_from_cells(&res->solution, puzzle->box, t.value);
 	if (grid_verify(puzzle, &res->solution, NULL, 0))
 		status = SOLVE_SOLVED;
 	else
