@@ -601,11 +601,6 @@ void cache_stats(FILE *f)
 		fprintf(f, "%s: cache: %ld writes dropped: the store's writer fell behind\n", PROGRAM, dropped);
 }
 
-const char *cache_failure(void)
-{
-	return fail_msg;
-}
-
 /* --- for the commands --- */
 
 static bool is_walked(void)

@@ -44,8 +44,6 @@ int cache_finish(void);
 void cache_close(void);
 /* --stats: what the LMDB store adds (the writes it dropped). */
 void cache_stats(FILE *f);
-/* Why the store failed, when it did. */
-const char *cache_failure(void);
 
 /* For cache_cmd.c. status: 1, an entry (puzzle and e); 0, an entry of a
  * newer racer's format; -1, an unreadable one (both NULL). */

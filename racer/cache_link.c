@@ -57,7 +57,8 @@ bool link_alive(const struct link *l)
 	return l->pid > 0;
 }
 
-void link_reap(struct link *l)
+/* Its exit status, once its socket is closed (it has ended or is ending). */
+static void link_reap(struct link *l)
 {
 	if (l->pid > 0 && !l->exited) {
 		children_wait(l->pid, &l->status);

@@ -48,8 +48,6 @@ int link_wait(struct link *l, int silence_ms, bool (*done)(void));
 /* Its end: kill_it, SIGKILL; else the end of its input, and a wait for
  * its end (SIGKILL after a while). Then reaped: status. */
 void link_stop(struct link *l, bool kill_it);
-/* Its exit status, once its socket is closed (it has ended or is ending). */
-void link_reap(struct link *l);
 /* What a helper's end (on_end) says of the store in dir: CF_DAMAGED, why
  * says how (a fault on the file, an end in the middle of its work), or
  * CF_ERROR, why says why else (killed, broken, an end while the

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "racer/cache_lmdb.h"
+#include "racer/cache_where.h"
 
 /* The lock file's blocks taken before LMDB maps it: more than its reader
  * table of 256 slots takes. */
@@ -389,7 +390,7 @@ int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full
 {
 	memset(s, 0, sizeof *s);
 	*kind = CF_ERROR;
-	s->cap_bytes = a->cap_bytes ? a->cap_bytes : (size_t)1 << 30;
+	s->cap_bytes = a->cap_bytes ? a->cap_bytes : CACHE_SIZE_DEFAULT;
 	if (full && !a->readonly && (make_dirs(a->dir, err, errsz) < 0 || take_lock_room(a->dir, err, errsz) < 0))
 		return -1;
 	int rc = open_fitting(s, a, err, errsz);
@@ -452,7 +453,7 @@ int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full
 		snprintf(err, errsz, "%s: %s", a->dir, mdb_strerror(c.rc));
 		return -1;
 	}
-	if (!a->cap_bytes && c.cap >= (size_t)256 << 10 && c.cap != s->cap_bytes) {
+	if (!a->cap_bytes && c.cap >= CACHE_SIZE_MIN && c.cap != s->cap_bytes) {
 		/* the limit the store keeps (the next write keeps it again) */
 		s->cap_bytes = c.cap;
 		size_t room = map_room() + s->map_bytes;

@@ -504,7 +504,7 @@ int cache_writer_main(void *arg)
 		bool full = nops >= OPS_MAX || arena_len + cache_value_max() > ARENA_MAX;
 		int wait = -1;
 		if (nops) {
-			uint64_t age = (now_ns() - first_ns) / 1000000;
+			uint64_t age = (uint64_t)ms_since(first_ns);
 			wait = full || nops >= BATCH || age >= BATCH_MS ? 0 : (int)(BATCH_MS - age);
 		}
 		struct pollfd p = {.fd = a->fd, .events = POLLIN};

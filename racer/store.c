@@ -4,14 +4,7 @@
  * store_open was given, always from the event loop. */
 #include "config.h"
 
-#include <errno.h>
-#include <pwd.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
-#include <unistd.h>
-
-#include <event2/event.h>
+#include <stdio.h>
 
 #include "racer.h"
 #include "racer/cache.h"
