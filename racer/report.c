@@ -151,6 +151,13 @@ static void status_of(int i, char *buf, size_t size)
 		snprintf(buf, size, "%s: %s", s->status == SPEC_DISABLED ? "disabled" : "unavailable", s->why);
 }
 
+/* Did the run use a cache (the text and the JSON report say so alike)? */
+static bool cache_used(void)
+{
+	return store_enabled() || stats_cache_get(CC_HITS) || stats_cache_get(CC_MISSES) ||
+	       stats_cache_get(CC_BAD) || stats_cache_get(CC_WRITTEN);
+}
+
 /* --stats --json: the same figures as one JSON object on a line. */
 static void json_report(double wall_ms)
 {
@@ -194,7 +201,7 @@ static void json_report(double wall_ms)
 	jsonw_key(&w, "schedule");
 	jsonw_str(&w, opt.schedule_all ? "all" : "staged");
 	jsonw_key(&w, "cache");
-	if (store_enabled() || stats_cache_get(CC_HITS) || stats_cache_get(CC_MISSES)) {
+	if (cache_used()) {
 		jsonw_begin(&w, '{');
 		for (size_t i = 0; i < sizeof cache / sizeof cache[0]; i++) {
 			jsonw_key(&w, cache[i].key);
@@ -243,7 +250,7 @@ void report_stats(double wall_ms)
 	    stats_get(RC_UNSOLVED), stats_get(RC_TIMEOUTS), stats_get(RC_INVALID), stats_get(RC_UNSUPPORTED));
 	long hits = stats_cache_get(CC_HITS), misses = stats_cache_get(CC_MISSES), bad = stats_cache_get(CC_BAD),
 	     written = stats_cache_get(CC_WRITTEN);
-	if (hits || misses || bad || written || store_enabled()) {
+	if (cache_used()) {
 		say("cache: %ld hits, %ld misses, %ld bad entries dropped, %ld written", hits, misses, bad, written);
 		store_stats(f);
 	} else
