@@ -513,7 +513,8 @@ static enum solve_status gpu_solve(const struct grid *puzzle, struct solve_resul
 }
 
 static const struct worker_option_alias gpu_aliases[] = {
-	{"column", "dlx-column", "min=smallest"}, /* sudoku-dlx's words */
+	/* the old words of both programs: sudoku-dlx's top-left, sudoku-gpu's min */
+	{"column", "dlx-column", "top-left=first,min=smallest"},
 	{NULL, NULL, NULL},
 };
 

@@ -19,7 +19,7 @@
  * and right, which corrupts a column when two adjacent nodes were removed
  * together), and column sizes are kept up to date for the S heuristic.
  * The column to branch on is the one with the fewest rows (Knuth's S
- * heuristic, the default) or, with --column=top-left, the first one in the
+ * heuristic, the default) or, with --column=first, the first one in the
  * header list as in Algorithm 3 line 5 ("t <- R[o]"), which makes this the
  * brute force of section 2.1 in exact-cover form: the same tree, node for
  * node. The recursion is an explicit stack, so that 64x64 grids (up to
@@ -316,7 +316,8 @@ static enum solve_status dlx_solve(const struct grid *puzzle, struct solve_resul
 }
 
 static const struct worker_option_alias dlx_aliases[] = {
-	{"column", "dlx-column", "top-left=first"}, /* sudoku-gpu's words */
+	/* the old words of both programs: sudoku-dlx's top-left, sudoku-gpu's min */
+	{"column", "dlx-column", "top-left=first,min=smallest"},
 	{NULL, NULL, NULL},
 };
 
