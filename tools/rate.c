@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/answer.h"
 #include "lib/common.h"
 #include "lib/files.h"
 #include "lib/puzzle_stream.h"
@@ -73,43 +74,14 @@ static void usage(FILE *to)
 		program);
 }
 
-/* A JSON string: printable ASCII as is, escapes for the rest, valid UTF-8
- * copied, any other byte as U+FFFD. */
+/* A JSON string, written by the answer codec's writer (valid UTF-8
+ * always, as every JSON line of the project). */
 static void json_string(const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
-	putchar('"');
-	while (*p) {
-		unsigned char c = *p;
-		if (c == '"' || c == '\\') {
-			printf("\\%c", c);
-			p++;
-		} else if (c < 0x20 || c == 0x7f) {
-			printf("\\u%04x", c);
-			p++;
-		} else if (c < 0x80) {
-			putchar(c);
-			p++;
-		} else {
-			/* the length of a well-formed sequence starting here, or 0 */
-			int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-			for (int i = 1; i < n; i++)
-				if ((p[i] & 0xc0) != 0x80)
-					n = 0;
-			if (n == 3 && ((c == 0xe0 && p[1] < 0xa0) || (c == 0xed && p[1] >= 0xa0)))
-				n = 0; /* overlong, or a surrogate */
-			if (n == 4 && ((c == 0xf0 && p[1] < 0x90) || (c == 0xf4 && p[1] >= 0x90)))
-				n = 0; /* overlong, or past U+10FFFF */
-			if (n) {
-				fwrite(p, 1, (size_t)n, stdout);
-				p += n;
-			} else {
-				fputs("\\ufffd", stdout);
-				p++;
-			}
-		}
-	}
-	putchar('"');
+	static struct answer_buf jb;
+	jb.len = 0;
+	answer_write_json_string(&jb, s);
+	fwrite(jb.p, 1, jb.len, stdout);
 }
 
 /* The start of a JSON line: line, file, puzzle (NULL: none). */
@@ -122,12 +94,11 @@ static void json_head(long line, const struct grid *puzzle, const struct notatio
 	}
 	fputs(",\"puzzle\":", stdout);
 	if (puzzle) {
-		char *text = malloc(grid_format_max(puzzle->side));
-		if (text && grid_format(puzzle, nt, text, grid_format_max(puzzle->side)) >= 0)
+		static char text[GRID_MAX_CELLS * 3 + 1]; /* grid_format_max of the largest */
+		if (grid_format(puzzle, nt, text, sizeof text) >= 0)
 			json_string(text);
 		else
 			fputs("null", stdout);
-		free(text);
 	} else {
 		fputs("null", stdout);
 	}
