@@ -17,6 +17,7 @@
 #include "generator.h"
 #include "instance.h"
 #include "lib/common.h"
+#include "lib/number.h"
 #include "lib/grid.h"
 
 
@@ -69,10 +70,8 @@ static void usage(FILE *to)
 
 static double decimal(const char *name, const char *s, double min, double max)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v >= min && v <= max))
+	double v;
+	if (parse_decimal(s, min, max, &v) != PARSE_OK)
 		die("--%s: '%s' is not a number from %g to %g", name, s, min, max);
 	return v;
 }
@@ -80,10 +79,8 @@ static double decimal(const char *name, const char *s, double min, double max)
 static unsigned long long whole(const char *name, const char *s, unsigned long long min,
 				unsigned long long max)
 {
-	char *end;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || end == s || *end || s[strspn(s, " \t")] == '-' || v < min || v > max)
+	uint64_t v;
+	if (parse_seed(s, &v) != PARSE_OK || v < min || v > max)
 		die("--%s: '%s' is not a whole number from %llu to %llu", name, s, min, max);
 	return v;
 }

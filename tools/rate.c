@@ -18,6 +18,7 @@
 #include "lib/answer.h"
 #include "lib/common.h"
 #include "lib/files.h"
+#include "lib/number.h"
 #include "lib/puzzle_stream.h"
 #include "rater.h"
 #include "solver.h"
@@ -264,18 +265,13 @@ int main(int argc, char **argv)
 		case OPT_JSON:
 			opt.json = true;
 			break;
-		case OPT_MAX_GUESSES: {
-			char *end;
-			errno = 0;
-			unsigned long long v = strtoull(optarg, &end, 10);
-			if (errno || end == optarg || *end || optarg[0] == '-') {
+		case OPT_MAX_GUESSES:
+			if (parse_seed(optarg, &opt.max_guesses) != PARSE_OK) {
 				fprintf(stderr, "%s: --max-guesses: '%s' is not a whole number\n", program, optarg);
 				return 2;
 			}
-			opt.max_guesses = v;
 			opt.guesses_set = true;
 			break;
-		}
 		case 'h':
 			usage(stdout);
 			return 0;
