@@ -355,6 +355,19 @@ static void store_failed(enum cmsg_fail kind, const char *why)
 	failed_once = true;
 }
 
+
+/* link_wait, and silence past ms a failure of the store: "DIR: what in N s". */
+static int wait_or_fail(struct link *l, int ms, bool (*done)(void), const char *what)
+{
+	int r = link_wait(l, ms, done);
+	if (r == 0) {
+		char why[CACHE_DIR_MAX + 128];
+		snprintf(why, sizeof why, "%s: %s in %d s", args.dir, what, ms / 1000);
+		store_failed(CF_ERROR, why);
+	}
+	return r;
+}
+
 /* --- the store's life --- */
 
 static bool is_opened(void)
@@ -375,11 +388,8 @@ int cache_open(const char *dir, bool readonly, char *err, size_t errsz)
 	reader_mapped = false;
 	if (!link_start(&reader, cache_reader_main, &args, &args.fd)) {
 		snprintf(fail_msg, sizeof fail_msg, "%s: cannot start the cache's process: %s", dir, strerror(errno));
-	} else if ((r = link_wait(&reader, OPEN_SILENCE_MS, is_opened)) == 0) {
-		char why[CACHE_DIR_MAX + 64];
-		snprintf(why, sizeof why, "%s: the cache's process did not open it in %d s", dir,
-			 OPEN_SILENCE_MS / 1000);
-		store_failed(CF_ERROR, why);
+	} else {
+		r = wait_or_fail(&reader, OPEN_SILENCE_MS, is_opened, "the cache's process did not open it");
 	}
 	if (r == 1 && !readonly && !link_start(&writer, cache_writer_main, &args, &args.fd)) {
 		snprintf(fail_msg, sizeof fail_msg, "%s: cannot start the cache's process: %s", dir, strerror(errno));
@@ -565,13 +575,7 @@ int cache_finish(void)
 	/* blocking from here: the loop is over */
 	if (writer.wev)
 		event_del(writer.wev);
-	int r = link_wait(&writer, FINISH_SILENCE_MS, is_flushed);
-	if (r == 0) {
-		char why[CACHE_DIR_MAX + 64];
-		snprintf(why, sizeof why, "%s: the cache's writer process did not finish in %d s", args.dir,
-			 FINISH_SILENCE_MS / 1000);
-		store_failed(CF_ERROR, why);
-	}
+	int r = wait_or_fail(&writer, FINISH_SILENCE_MS, is_flushed, "the cache's writer process did not finish");
 	return r == 1 ? 0 : -1;
 }
 
@@ -619,13 +623,7 @@ int cache_each(cache_visit fn, void *arg, char *err, size_t errsz)
 	walk_done = false;
 	quiet = true;
 	cmsg_put(&reader.out, CM_WALK, 0, NULL, 0, NULL, 0);
-	int r = link_wait(&reader, FINISH_SILENCE_MS, is_walked);
-	if (r == 0) {
-		char why[CACHE_DIR_MAX + 64];
-		snprintf(why, sizeof why, "%s: no answer from the cache's reader process for %d s", args.dir,
-			 FINISH_SILENCE_MS / 1000);
-		store_failed(CF_ERROR, why);
-	}
+	int r = wait_or_fail(&reader, FINISH_SILENCE_MS, is_walked, "the cache's reader process did not answer");
 	quiet = false;
 	walk_fn = NULL;
 	if (r != 1) {
@@ -649,21 +647,13 @@ int cache_clear(const char *dir, size_t *entries, char *msg, size_t msgsz)
 	quiet = true;
 	cleared = false;
 	cmsg_put(&writer.out, CM_CLEAR, 0, NULL, 0, NULL, 0);
-	int r = link_wait(&writer, FINISH_SILENCE_MS, is_cleared);
-	if (r == 0) {
-		snprintf(msg, msgsz, "%s: the cache's writer process did not clear it in %d s", dir,
-			 FINISH_SILENCE_MS / 1000);
-		store_failed(CF_ERROR, msg);
-	}
+	int r = wait_or_fail(&writer, FINISH_SILENCE_MS, is_cleared, "the cache's writer process did not clear it");
 	quiet = false;
 	cache_close();
-	if (removed)
+	if (removed || r != 1)
 		snprintf(msg, msgsz, "%s", fail_msg);
-	if (r != 1) {
-		if (r < 0)
-			snprintf(msg, msgsz, "%s", fail_msg);
+	if (r != 1)
 		return removed ? 1 : -1;
-	}
 	*entries = (size_t)cleared_entries;
 	return 0;
 }
