@@ -16,6 +16,7 @@
 
 #include <event2/event.h>
 
+#include "lib/common.h"
 #include "racer/cache_link.h"
 #include "racer/cache_lmdb.h"
 #include "racer/spawn.h"
@@ -131,10 +132,8 @@ void link_watch(struct link *l, struct event_base *base)
 	fcntl(l->fd, F_SETFL, fcntl(l->fd, F_GETFL) | O_NONBLOCK);
 	l->rev = event_new(base, l->fd, EV_READ | EV_PERSIST, on_read, l);
 	l->wev = event_new(base, l->fd, EV_WRITE, on_write, l);
-	if (!l->rev || !l->wev || event_add(l->rev, NULL) < 0) {
-		fprintf(stderr, "sudoku-race: out of memory\n");
-		exit(2);
-	}
+	if (!l->rev || !l->wev || event_add(l->rev, NULL) < 0)
+		die("out of memory");
 }
 
 int link_wait(struct link *l, int silence_ms, bool (*done)(void))

@@ -536,12 +536,13 @@ static bool worth_touching(struct reader *r, const uint8_t *key)
 {
 	if (!r->s.has_uses)
 		return false;
+	uint64_t recent = (uint64_t)r->entries * 7 / 8;
+	if (r->tick < recent)
+		return true; /* (without looking its use up) */
 	MDB_val k = {CACHE_KEY_LEN, (void *)key}, v;
 	if (mdb_get(r->txn, r->s.uses_dbi, &k, &v) != 0 || v.mv_size != 8)
 		return true;
-	uint64_t tick = cache_le64(v.mv_data);
-	uint64_t recent = (uint64_t)r->entries * 7 / 8;
-	return r->tick < recent || tick < r->tick - recent;
+	return cache_le64(v.mv_data) < r->tick - recent;
 }
 
 static bool lookup(struct reader *r, const struct cmsg *m)

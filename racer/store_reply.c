@@ -60,9 +60,7 @@ void store_reply_later(uint64_t seq, enum cache_result r, const struct cache_ent
 {
 	if (nlater == caplater) {
 		caplater = caplater ? 2 * caplater : 64;
-		later = realloc(later, caplater * sizeof *later);
-		if (!later)
-			die("out of memory");
+		later = xrealloc(later, caplater * sizeof *later);
 	}
 	struct later *l = &later[nlater++];
 	l->seq = seq;
@@ -73,11 +71,8 @@ void store_reply_later(uint64_t seq, enum cache_result r, const struct cache_ent
 		l->e = xmalloc(sizeof *l->e);
 		*l->e = *e;
 	}
-	if (bad) {
-		l->bad = strdup(bad);
-		if (!l->bad)
-			die("out of memory");
-	}
+	if (bad)
+		l->bad = xstrdup(bad);
 	if (!later_ev) {
 		later_ev = event_new(base, -1, 0, answer_later_cb, NULL);
 		if (!later_ev)
