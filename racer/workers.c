@@ -451,6 +451,13 @@ void workers_setup_listing(char *const *lists, int nlists)
  * available worker's program is on the line below. Sizes are grids' sides,
  * as every other text says them (4x4-64x64). With --json, an object a
  * worker on a line. */
+/* The sizes an entry's hello said, "4x4-64x64". */
+static void sizes_text(const struct worker_spec *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "%dx%d-%dx%d", s->min_box * s->min_box, s->min_box * s->min_box, s->max_box * s->max_box,
+		 s->max_box * s->max_box);
+}
+
 static void listing_json(void)
 {
 	struct jsonw w = {0};
@@ -465,8 +472,7 @@ static void listing_json(void)
 		jsonw_str(&w, s->hello_seen ? (s->complete ? "complete" : "stochastic") : NULL);
 		jsonw_key(&w, "sizes");
 		if (s->hello_seen) {
-			snprintf(sizes, sizeof sizes, "%dx%d-%dx%d", s->min_box * s->min_box, s->min_box * s->min_box,
-				 s->max_box * s->max_box, s->max_box * s->max_box);
+			sizes_text(s, sizes, sizeof sizes);
 			jsonw_str(&w, sizes);
 		} else {
 			jsonw_str(&w, NULL);
@@ -500,8 +506,7 @@ void workers_print_listing(bool json)
 		const struct worker_spec *s = &specs[i];
 		char sizes[48] = "-", status[400];
 		if (s->hello_seen)
-			snprintf(sizes, sizeof sizes, "%dx%d-%dx%d", s->min_box * s->min_box, s->min_box * s->min_box,
-				 s->max_box * s->max_box, s->max_box * s->max_box);
+			sizes_text(s, sizes, sizeof sizes);
 		bool available = s->status == SPEC_OK && s->hello_seen;
 		if (available)
 			snprintf(status, sizeof status, "available: version %s", s->version);
@@ -514,12 +519,12 @@ void workers_print_listing(bool json)
 		printf(" %-10s %-9s %-6s ", s->hello_seen ? (s->complete ? "complete" : "stochastic") : "-", sizes,
 		       s->hello_seen || s->device[0] ? s->device : "-");
 		fflush(stdout);
-		print_wrapped(stdout, status, (struct wrap){.at = at, .indent = at, .clauses = true});
+		racer_wrapped(stdout, status, at, at);
 		if (available && s->path) {
 			/* under the status when it fits, else from the second column */
 			int indent = at + (int)strlen(s->path) <= 80 ? at : 2;
 			printf("%*s", indent, "");
-			print_wrapped(stdout, s->path, (struct wrap){.at = indent, .indent = indent, .clauses = true});
+			racer_wrapped(stdout, s->path, indent, indent);
 		}
 	}
 }
