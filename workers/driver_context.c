@@ -182,7 +182,7 @@ struct solve_result **batch_results(struct batch_results *br, const struct grid 
 	if ((size_t)n * stride > br->size) {
 		free(br->mem);
 		br->size = (size_t)n * stride;
-		br->mem = xrealloc(NULL, br->size);
+		br->mem = xmalloc(br->size);
 	}
 	if (n > br->cap) {
 		br->cap = n;

@@ -110,10 +110,8 @@ void format_answer(struct answer_buf *o, const struct filter_answer *a, bool *fa
 		break;
 	}
 	*failed = answer_failed(&ans);
-	if ((opt.json ? answer_write_json(o, &ans) : answer_write_text(o, &ans, opt.pretty)) < 0) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
-	}
+	if ((opt.json ? answer_write_json(o, &ans) : answer_write_text(o, &ans, opt.pretty)) < 0)
+		die("out of memory");
 }
 
 /* A pending puzzle's answer line (or boxed grid), appended to o. */
@@ -245,11 +243,9 @@ static int filter_input(int fd, const char *name)
 	input_name = name;
 	struct line_reader lr;
 	struct puzzle_stream ps;
-	struct stream_item *item = xrealloc(NULL, sizeof *item);
-	if (line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
-	}
+	struct stream_item *item = xmalloc(sizeof *item);
+	if (line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0)
+		die("out of memory");
 	puzzle_stream_init(&ps);
 	int rc = 0;
 	for (;;) {
@@ -306,7 +302,7 @@ int filter_main(int argc, char **argv, int first)
 		fprintf(stderr, "%s: out of memory\n", program);
 		return 2;
 	}
-	run = xrealloc(NULL, (size_t)opt.batch * sizeof *run); /* a call's: opt.batch at most */
+	run = xmalloc((size_t)opt.batch * sizeof *run); /* a call's: opt.batch at most */
 	int status = files_read_each(argc, argv, first, filter_input);
 	if (files_finish_stdout() != 0)
 		status = 2;

@@ -239,10 +239,8 @@ static void pl_submit(struct batch *b)
 static int pl_read_input(int fd, const char *input_name)
 {
 	struct line_reader lr;
-	if (line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
-	}
+	if (line_reader_init(&lr, fd, PUZZLE_LINE_MAX) < 0)
+		die("out of memory");
 	int rc = 0;
 	double busy = 0;
 	struct batch *b = NULL;
@@ -353,7 +351,7 @@ static void pl_parse_lines(struct batch *b, struct part *pt)
 	pt->arena.len = 0;
 	pt->notes.len = 0;
 	if (!pt->item)
-		pt->item = xrealloc(NULL, sizeof *pt->item);
+		pt->item = xmalloc(sizeof *pt->item);
 	for (int k = pt->first; k < pt->first + pt->nlines; k++) {
 		const struct line_ref *l = &b->lines[k];
 		bool again;
@@ -394,7 +392,7 @@ static void pl_parse(struct batch *b)
 		pt->first = (int)((long)b->nlines * k / nparts);
 		pt->nlines = (int)((long)b->nlines * (k + 1) / nparts) - pt->first;
 		if (!pt->ps)
-			pt->ps = xrealloc(NULL, sizeof *pt->ps);
+			pt->ps = xmalloc(sizeof *pt->ps);
 		if (k == 0)
 			*pt->ps = pl.carried;
 		else
@@ -415,7 +413,7 @@ static void pl_parse(struct batch *b)
 	pl.carried = *last->ps;
 	if (b->input_end) {
 		if (!last->item)
-			last->item = xrealloc(NULL, sizeof *last->item);
+			last->item = xmalloc(sizeof *last->item);
 		enum stream_event ev = puzzle_stream_finish(&pl.carried, last->item);
 		if (ev != STREAM_NONE)
 			pl_take(last, ev, last->item);

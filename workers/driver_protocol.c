@@ -273,7 +273,7 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 		*spares = kept->next;
 	} else {
 		room = size;
-		kept = xrealloc(NULL, size);
+		kept = xmalloc(size);
 	}
 	memcpy(kept, j, size);
 	kept->room = room;
@@ -391,10 +391,8 @@ static void *reader_main(void *arg)
 {
 	(void)arg;
 	struct line_reader lr;
-	if (line_reader_init(&lr, STDIN_FILENO, PROTO_LINE_MAX - 1) < 0) {
-		fprintf(stderr, "%s: out of memory\n", program);
-		exit(2);
-	}
+	if (line_reader_init(&lr, STDIN_FILENO, PROTO_LINE_MAX - 1) < 0)
+		die("out of memory");
 	/* the reader's own stock of spare jobs, refilled from spare_jobs while
 	 * it holds the lock anyway; and the solves parsed since the queue was
 	 * last taken, queued at once for a run of lines read at once, not one
@@ -733,7 +731,7 @@ static void *plain_solver_main(void *arg)
 static void *batch_solver_main(void *arg)
 {
 	struct slot *sl = arg;
-	struct job **copy = xrealloc(NULL, (size_t)opt.batch * sizeof *copy);
+	struct job **copy = xmalloc((size_t)opt.batch * sizeof *copy);
 	struct job *answered = NULL; /* for spare_jobs, when the lock is next held */
 	for (;;) {
 		int n = 0;
@@ -792,11 +790,11 @@ int protocol_main(void)
 	for (int k = 0; k < nslots; k++) {
 		struct slot *sl = &slots[k];
 		size_t njobs = (size_t)(opt.batch > RUN_MAX ? opt.batch : RUN_MAX);
-		sl->jobs = xrealloc(NULL, njobs * sizeof *sl->jobs);
-		sl->whole_result = xrealloc(NULL, sizeof *sl->whole_result);
-		sl->grids = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->grids);
-		sl->st = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->st);
-		sl->ack = xrealloc(NULL, (size_t)opt.batch * sizeof *sl->ack);
+		sl->jobs = xmalloc(njobs * sizeof *sl->jobs);
+		sl->whole_result = xmalloc(sizeof *sl->whole_result);
+		sl->grids = xmalloc((size_t)opt.batch * sizeof *sl->grids);
+		sl->st = xmalloc((size_t)opt.batch * sizeof *sl->st);
+		sl->ack = xmalloc((size_t)opt.batch * sizeof *sl->ack);
 	}
 	const struct msg_hello hello = {
 		.name = ALGO.name,
