@@ -83,7 +83,6 @@ void queue_batch_end(void)
 	wake();
 }
 
-/* What the cache said of a puzzle: true when that answers it. */
 /* Copies a name from a cache entry, cut to size. Not snprintf: on a warm
  * run it is per hit, and snprintf's format machinery was a fifth of the
  * racer's time there. */
@@ -95,6 +94,7 @@ static void copy_name(char *dst, size_t size, const char *src)
 	dst[i] = '\0';
 }
 
+/* What the cache said of a puzzle: true when that answers it. */
 static bool take_cached(struct puzzle *pz, enum cache_result r, const struct cache_entry *e, const char *bad)
 {
 	if (bad) {

@@ -554,7 +554,6 @@ static void end_turn(void)
 	pthread_mutex_unlock(&queue_lock);
 }
 
-/* Solves the batch in slot sl and answers it in its turn. */
 /* A batch's progress speaks for its first request that asked for progress
  * and is not cancelled: none once they all are (PROTOCOL.md 7: no progress
  * after a request's final message, and a cancel's acknowledgement is one).
@@ -569,6 +568,7 @@ static const char *batch_speaker(const struct worker_ctx *ctx)
 	return NULL;
 }
 
+/* Solves the batch in slot sl and answers it in its turn. */
 static void solve_jobs(struct slot *sl, struct job **jobs, int n, long turn)
 {
 	struct worker_ctx ctx = {.id = jobs[0]->id};
