@@ -200,7 +200,7 @@ static void rate_one(const struct stream_item *item)
 static void take(enum stream_event ev, const struct stream_item *item)
 {
 	if (ev == STREAM_INVALID)
-		unrated(item->line, NULL, NULL, "invalid", item->error);
+		unrated(item->line, NULL, &item->notation, "invalid", item->error);
 	else if (ev == STREAM_PUZZLE)
 		rate_one(item);
 }
