@@ -1,7 +1,7 @@
 /* The LMDB store's writer (cache_lmdb.h): in a helper process of its own,
  * it takes the racer's writes (entries, their uses, the bad entries to
- * drop) and commits them in batches, one transaction each: at BATCH
- * queued, BATCH_MS after the first, when asked (a flush), and at the end.
+ * drop) and commits them in batches: BATCH_MS after the first, at OPS_MAX
+ * queued, when asked (a flush), and at the end.
  *
  * Its queue is bounded (OPS_MAX operations, ARENA_MAX bytes of values):
  * when full it commits before it reads on, and the racer's own queue of
@@ -38,8 +38,9 @@
 #include "lib/clock.h"
 #include "racer/cache_lmdb.h"
 
-#define BATCH 1024
 #define BATCH_MS 250
+/* reserve_pages counts a transaction as at least this many writes */
+#define RESERVE_OPS 1024
 #define OPS_MAX 32768
 #define ARENA_MAX ((size_t)16 << 20)
 #define CHUNK 32768
@@ -255,7 +256,7 @@ static size_t reserve_pages(MDB_txn *txn, const struct write *w)
 		size_t pages = (ops[i].len + 64) / st.ms_psize;
 		overflow = pages > overflow ? pages : overflow;
 	}
-	size_t n = (w->n > BATCH ? w->n : BATCH) + EVICT_MAX;
+	size_t n = (w->n > RESERVE_OPS ? w->n : RESERVE_OPS) + EVICT_MAX;
 	size_t reserve = 2 * (changed_pages(&st, n) + changed_pages(&us, n) + (s.has_ages ? changed_pages(&as, n) : 0) +
 			      n * overflow);
 	return reserve < s.cap_pages * 2 / 3 ? reserve : s.cap_pages * 2 / 3;
@@ -501,14 +502,17 @@ int cache_writer_main(void *arg)
 			return HELPER_EXIT_BROKEN_PEER;
 		if (rc != 0 || (cmsg_buf_pending(&out) && !helper_send(a->fd, &out)))
 			break;
-		bool full = nops >= OPS_MAX || arena_len + cache_value_max() > ARENA_MAX;
+		/* a commit writes again every leaf its keys land on, so it
+		 * waits for the batch to fill or age, not for a pause */
+		bool due = nops >= OPS_MAX || arena_len + cache_value_max() > ARENA_MAX;
 		int wait = -1;
-		if (nops) {
+		if (nops && !due) {
 			uint64_t age = (uint64_t)ms_since(first_ns);
-			wait = full || nops >= BATCH || age >= BATCH_MS ? 0 : (int)(BATCH_MS - age);
+			due = age >= BATCH_MS;
+			wait = due ? 0 : (int)(BATCH_MS - age);
 		}
 		struct pollfd p = {.fd = a->fd, .events = POLLIN};
-		int n = full ? 0 : poll(&p, 1, wait);
+		int n = due ? 0 : poll(&p, 1, wait);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (n > 0) {
