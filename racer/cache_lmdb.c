@@ -532,13 +532,20 @@ static void read_end(struct reader *r)
  * eviction takes (from high to high - high / 8): a warm run writes an
  * eighth of its hits at most, and an eviction still takes no entry used
  * since the one before. */
-static bool worth_touching(struct reader *r, const uint8_t *key)
+static bool worth_touching(struct reader *r, const uint8_t *key, const MDB_val *value)
 {
 	if (!r->s.has_uses)
 		return false;
 	uint64_t recent = (uint64_t)r->entries * 7 / 8;
 	if (r->tick < recent)
 		return true; /* (without looking its use up) */
+	/* An entry is used after it is written: written recently, used
+	 * recently, with no second look-up (most hits of a run after the one
+	 * that wrote them). */
+	const uint8_t *bytes = value->mv_data;
+	if (value->mv_size >= CACHE_HEADER && bytes[0] == CACHE_FORMAT &&
+	    cache_le64(bytes + CACHE_TICK_AT) >= r->tick - recent)
+		return false;
 	MDB_val k = {CACHE_KEY_LEN, (void *)key}, v;
 	if (mdb_get(r->txn, r->s.uses_dbi, &k, &v) != 0 || v.mv_size != 8)
 		return true;
@@ -565,7 +572,7 @@ static bool lookup(struct reader *r, const struct cmsg *m)
 		cmsg_put(&r->out, CM_BAD, m->id, why, strlen(why), NULL, 0);
 		return true;
 	}
-	uint8_t touch = worth_touching(r, m->data);
+	uint8_t touch = worth_touching(r, m->data, &v);
 	cmsg_put(&r->out, CM_HIT, m->id, &touch, 1, v.mv_data, v.mv_size);
 	return true;
 }
