@@ -180,15 +180,21 @@ void lmdb_age_key(uint64_t tick, uint8_t out[8])
 		out[i] = (uint8_t)tick;
 }
 
-int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY_LEN], uint64_t tick, bool fresh)
+int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY_LEN], uint64_t tick, bool fresh,
+		 uint64_t *was)
 {
 	MDB_val k = {CACHE_KEY_LEN, (void *)key}, old;
 	int rc;
+	if (was)
+		*was = 0;
 	if (s->has_ages && !fresh && (rc = mdb_get(txn, s->uses_dbi, &k, &old)) != MDB_NOTFOUND) {
 		if (rc != 0)
 			return rc;
+		uint64_t old_tick = old.mv_size == 8 ? cache_le64(old.mv_data) : 0;
+		if (was)
+			*was = old_tick;
 		uint8_t a[8];
-		lmdb_age_key(old.mv_size == 8 ? cache_le64(old.mv_data) : 0, a);
+		lmdb_age_key(old_tick, a);
 		MDB_val ak = {sizeof a, a};
 		rc = mdb_del(txn, s->ages_dbi, &ak, &k);
 		if (rc != 0 && rc != MDB_NOTFOUND)
@@ -202,7 +208,7 @@ int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY
 	cache_put_le64(t, tick);
 	MDB_val v = {sizeof t, t};
 	rc = mdb_put(txn, s->uses_dbi, &k, &v, 0);
-	if (rc == 0 && s->has_ages) {
+	if (rc == 0 && s->has_ages && !was) {
 		uint8_t a[8];
 		lmdb_age_key(tick, a);
 		MDB_val ak = {sizeof a, a};
@@ -315,7 +321,7 @@ static void create_uses(struct lmdb_store *s, struct open_check *c)
 		while (rc == 0 && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0) {
 			if (k.mv_size != CACHE_KEY_LEN)
 				continue;
-			rc = lmdb_set_use(s, txn, k.mv_data, 1, false); /* older than any use to come */
+			rc = lmdb_set_use(s, txn, k.mv_data, 1, false, NULL); /* older than any use to come */
 		}
 		/* (a write transaction's cursors close with it) */
 		if (c->rc == 0 && rc != MDB_NOTFOUND)

@@ -68,6 +68,13 @@ static uint64_t first_ns; /* when the oldest queued operation came */
  * order they came (the queue is written in key order, in chunks) */
 static uint64_t commit_base;
 static bool commit_based;
+/* The ages a transaction puts, appended at its end in the order of their
+ * ticks (the ages database is ordered by tick, and every tick of a commit
+ * is newer than the store's): aged[seq] is the operation whose age is
+ * still to be put, and aged_seqs the seqs of them. */
+static struct pending **aged;
+static uint32_t *aged_seqs;
+static size_t naged;
 
 static void queue(enum op op, const uint8_t *key, const uint8_t *value, size_t len)
 {
@@ -269,6 +276,56 @@ static int cmp_key(const void *a, const void *b)
 	return c ? c : (p->seq > q->seq) - (p->seq < q->seq);
 }
 
+/* p's key used at t (0: gone), its age put at the transaction's end */
+static int set_use(MDB_txn *txn, struct pending *p, uint64_t t, bool fresh)
+{
+	if (!s.has_ages)
+		return lmdb_set_use(&s, txn, p->key, t, fresh, NULL);
+	uint64_t was;
+	int rc = lmdb_set_use(&s, txn, p->key, t, fresh, &was);
+	/* an age of this transaction's own, not put yet, is not put at all */
+	uint64_t seq = was - commit_base - 1;
+	if (was > commit_base && seq < nops && aged[seq] && memcmp(aged[seq]->key, p->key, CACHE_KEY_LEN) == 0)
+		aged[seq] = NULL;
+	if (rc == 0 && t) {
+		aged[p->seq] = p;
+		aged_seqs[naged++] = p->seq;
+	}
+	return rc;
+}
+
+static int cmp_seq(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The transaction's ages, oldest first: each appended after the last,
+ * with no search (a tick another racer's writer took in between is put
+ * the usual way). */
+static int put_ages(MDB_txn *txn)
+{
+	qsort(aged_seqs, naged, sizeof *aged_seqs, cmp_seq);
+	unsigned flags = MDB_APPEND;
+	int rc = 0;
+	for (size_t i = 0; i < naged; i++) {
+		struct pending *p = aged[aged_seqs[i]];
+		aged[aged_seqs[i]] = NULL;
+		if (!p || rc != 0)
+			continue;
+		uint8_t a[8];
+		lmdb_age_key(commit_base + p->seq + 1, a);
+		MDB_val ak = {sizeof a, a}, k = {sizeof p->key, p->key};
+		rc = mdb_put(txn, s.ages_dbi, &ak, &k, flags);
+		if (rc == MDB_KEYEXIST && flags) {
+			flags = 0;
+			rc = mdb_put(txn, s.ages_dbi, &ak, &k, 0);
+		}
+	}
+	naged = 0;
+	return rc;
+}
+
 static void apply(MDB_txn *txn, struct write *w)
 {
 	MDB_val mk = {sizeof META_KEY - 1, META_KEY}, mv;
@@ -291,11 +348,11 @@ static void apply(MDB_txn *txn, struct write *w)
 		switch (p->op) {
 		case OP_DELETE:
 			rc = mdb_del(txn, s.dbi, &k, NULL);
-			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, 0, false) : rc == MDB_NOTFOUND ? 0 : rc;
+			w->rc = rc == 0 ? set_use(txn, p, 0, false) : rc == MDB_NOTFOUND ? 0 : rc;
 			break;
 		case OP_TOUCH:
 			rc = mdb_get(txn, s.dbi, &k, &v);
-			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t, false) : rc == MDB_NOTFOUND ? 0 : rc;
+			w->rc = rc == 0 ? set_use(txn, p, t, false) : rc == MDB_NOTFOUND ? 0 : rc;
 			break;
 		case OP_PUT:
 			cache_put_le64(value + CACHE_TICK_AT, t);
@@ -306,18 +363,21 @@ static void apply(MDB_txn *txn, struct write *w)
 			if (rc == MDB_KEYEXIST) {
 				/* v is the stored value now */
 				if (cache_keep_stored(v.mv_data, v.mv_size, value, p->len)) {
-					w->rc = lmdb_set_use(&s, txn, p->key, t, false);
+					w->rc = set_use(txn, p, t, false);
 					break;
 				}
 				v.mv_data = value;
 				v.mv_size = p->len;
 				rc = mdb_put(txn, s.dbi, &k, &v, 0);
 			}
-			w->rc = rc == 0 ? lmdb_set_use(&s, txn, p->key, t, fresh) : rc;
+			w->rc = rc == 0 ? set_use(txn, p, t, fresh) : rc;
 			w->written += rc == 0;
 			break;
 		}
 	}
+	int aged_rc = put_ages(txn); /* (and the list emptied, whatever failed) */
+	if (w->rc == 0)
+		w->rc = aged_rc;
 	if (commit_base + nops > tick)
 		tick = commit_base + nops;
 	if (w->rc == 0)
@@ -483,7 +543,9 @@ int cache_writer_main(void *arg)
 	char text[CMSG_TEXT_MAX];
 	ops = malloc(OPS_MAX * sizeof *ops);
 	arena = malloc(ARENA_MAX);
-	if (!ops || !arena) {
+	aged = calloc(OPS_MAX, sizeof *aged);
+	aged_seqs = malloc(OPS_MAX * sizeof *aged_seqs);
+	if (!ops || !arena || !aged || !aged_seqs) {
 		cmsg_put_failed(&out, CF_ERROR, "cannot write: out of memory");
 		helper_send(a->fd, &out);
 		return 0;
@@ -518,7 +580,7 @@ int cache_writer_main(void *arg)
 		if (n > 0) {
 			eof = cmsg_read(a->fd, &in) <= 0;
 		} else if (n == 0) {
-			/* the batch is due, or nothing more comes at once */
+			/* the batch is due (its age, or a full queue) */
 			rc = commit(&out);
 		}
 		/* the racer is done: everything it sent is written */
