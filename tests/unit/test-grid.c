@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "lib/grid.h"
+#include "lib/grid_internal.h"
 #include "tap.h"
 
 static const char *easy =
@@ -14,6 +15,61 @@ static const char *easy_solution =
 static int parse(const char *s, struct grid *g, struct notation *nt, char *err)
 {
 	return grid_parse(s, strlen(s), g, nt, err, GRID_ERR_MAX);
+}
+
+/* A fixed xorshift: the same grids every run. */
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static unsigned rnd(unsigned n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (unsigned)(rng_state % n);
+}
+
+/* Whether grid_full_ok_9x9 and grid_verify's answer for full grid sol (its
+ * cells 1 to 9) agree with grid_check_givens, the slow path: the same
+ * verdict and, on a clash, the same words. */
+static bool full_agrees(const struct grid *blank, const struct grid *sol)
+{
+	char slow[GRID_ERR_MAX] = "", fast[GRID_ERR_MAX] = "";
+	bool slow_ok = grid_check_givens(sol, slow, sizeof slow) == 0;
+	bool fast_ok = grid_full_ok_9x9(sol->cell);
+	bool verified = grid_verify(blank, sol, fast, sizeof fast);
+	return fast_ok == slow_ok && verified == slow_ok && strcmp(fast, slow) == 0;
+}
+
+/* A valid grid moved to another valid one: the values relabelled, two rows
+ * of a band or two bands swapped, or the grid transposed. */
+static void shuffle_valid(struct grid *g)
+{
+	uint8_t t[81], map[10];
+	for (int v = 0; v <= 9; v++)
+		map[v] = (uint8_t)v;
+	for (int v = 9; v > 1; v--) {
+		int k = 1 + (int)rnd((unsigned)v);
+		uint8_t x = map[v];
+		map[v] = map[k];
+		map[k] = x;
+	}
+	for (int i = 0; i < 81; i++)
+		t[i] = map[g->cell[i]];
+	int band = (int)rnd(3), a = 3 * band + (int)rnd(3), b = 3 * band + (int)rnd(3);
+	for (int c = 0; c < 9; c++) {
+		uint8_t x = t[9 * a + c];
+		t[9 * a + c] = t[9 * b + c];
+		t[9 * b + c] = x;
+	}
+	int ba = (int)rnd(3), bb = (int)rnd(3);
+	for (int i = 0; i < 27; i++) {
+		uint8_t x = t[27 * ba + i];
+		t[27 * ba + i] = t[27 * bb + i];
+		t[27 * bb + i] = x;
+	}
+	bool transpose = rnd(2);
+	for (int r = 0; r < 9; r++)
+		for (int c = 0; c < 9; c++)
+			g->cell[9 * r + c] = transpose ? t[9 * c + r] : t[9 * r + c];
 }
 
 int main(void)
@@ -159,6 +215,63 @@ int main(void)
 	is_str(err, "row 9, column 9 is not filled", "and says where");
 	sol->cell[80] = 10;
 	ok(!grid_verify(g, sol, err, sizeof err), "a 10 in a 9x9 fails");
+
+	/* grid_verify's 9x9 fast path against grid_check_givens */
+	union grid_room blank_room, wrong_room;
+	struct grid *blank = &blank_room.grid, *wrong = &wrong_room.grid;
+	grid_init(blank, 3);
+	parse(easy_solution, sol, &nt2, err);
+	bool all_valid = true, all_agree = true;
+	int clashes = 0;
+	for (int n = 0; n < 3000; n++) {
+		shuffle_valid(sol);
+		all_valid &= grid_full_ok_9x9(sol->cell) && full_agrees(blank, sol);
+		grid_copy(wrong, sol);
+		/* one to three cells changed: a value again in a row, column or box */
+		for (int k = 0, changes = 1 + (int)rnd(3); k < changes; k++) {
+			if (rnd(2)) {
+				int a = (int)rnd(81), b = (int)rnd(81);
+				uint8_t x = wrong->cell[a];
+				wrong->cell[a] = wrong->cell[b];
+				wrong->cell[b] = x;
+			} else {
+				wrong->cell[rnd(81)] = (uint8_t)(1 + rnd(9));
+			}
+		}
+		all_agree &= full_agrees(blank, wrong);
+		clashes += grid_check_givens(wrong, err, sizeof err) < 0;
+	}
+	ok(all_valid, "3000 valid grids pass the fast check and verify");
+	ok(all_agree && clashes > 2000, "3000 changed grids: the fast check agrees with the slow one (%d clash)",
+	   clashes);
+	/* one unit at a time: a value repeated in a row, a column, a box */
+	parse(easy_solution, sol, &nt2, err);
+	grid_copy(wrong, sol);
+	wrong->cell[0] = wrong->cell[3]; /* row 1 holds 3 twice */
+	ok(!grid_full_ok_9x9(wrong->cell) && full_agrees(blank, wrong), "a value twice in a row");
+	grid_verify(blank, wrong, err, sizeof err);
+	is_str(err, "value 3 twice in row 1 (row 1 column 1, row 1 column 4)", "named as before");
+	grid_copy(wrong, sol);
+	wrong->cell[9 * 8] = wrong->cell[9 * 4]; /* column 1 holds 7 twice */
+	ok(!grid_full_ok_9x9(wrong->cell) && full_agrees(blank, wrong), "a value twice in a column");
+	grid_copy(wrong, sol);
+	wrong->cell[80] = wrong->cell[60]; /* box 9 holds 5 twice */
+	ok(!grid_full_ok_9x9(wrong->cell) && full_agrees(blank, wrong), "a value twice in a box");
+	/* every row and column whole, the boxes not: a cyclic Latin square */
+	static const char *latin =
+		"123456789234567891345678912456789123567891234678912345789123456891234567912345678";
+	parse(latin, wrong, &nt2, err);
+	ok(!grid_full_ok_9x9(wrong->cell) && full_agrees(blank, wrong), "a Latin square fails on its boxes");
+	grid_verify(blank, wrong, err, sizeof err);
+	is_str(err, "value 2 twice in box 1 (row 1 column 2, row 2 column 1)", "named by box");
+	grid_copy(wrong, sol);
+	wrong->cell[40] = 0;
+	ok(!grid_verify(blank, wrong, err, sizeof err), "a zero fails");
+	is_str(err, "row 5, column 5 is not filled", "before any check of the units");
+	grid_copy(wrong, sol);
+	wrong->cell[8] = wrong->cell[8] % 9 + 1;
+	ok(!grid_verify(g, wrong, err, sizeof err), "a changed given fails");
+	is_str(err, "row 1, column 9 changes the given 5 to 6", "before any check of the units");
 
 	/* pretty */
 	char pretty[4096];
