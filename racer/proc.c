@@ -221,9 +221,8 @@ void proc_send_cancel(struct proc *p, struct attempt *a)
 		return;
 	a->cancel_ns = now_ns();
 	p->ncancels++;
-	char id[24], line[48];
-	snprintf(id, sizeof id, "%llu", (unsigned long long)a->seq);
-	int n = msg_write_cancel(line, sizeof line, id);
+	char id[U64_DECIMAL_SIZE], line[48];
+	int n = msg_write_cancel(line, sizeof line, u64_decimal(a->seq, id));
 	if (n > 0)
 		bufferevent_write(p->to, line, (size_t)n);
 	settle(p);

@@ -197,12 +197,8 @@ static void end_race(struct puzzle *pz, enum verdict v)
  * seed for each entry). */
 static void make_solve(struct puzzle *pz)
 {
-	char id[24], *d = id + sizeof id;
-	uint64_t seq = pz->seq;
-	*--d = '\0';
-	do
-		*--d = (char)('0' + seq % 10);
-	while ((seq /= 10));
+	char id[U64_DECIMAL_SIZE];
+	const char *d = u64_decimal(pz->seq, id);
 	if (msg_solve_record_make(&pz->solve, d, &pz->item.grid, &solve_fields) < 0)
 		die("out of memory");
 }

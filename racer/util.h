@@ -5,6 +5,7 @@
 #define RACER_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "lib/clock.h"
@@ -18,6 +19,20 @@
  * 4 kB at most). Returns read's result, errno kept. */
 struct evbuffer;
 ssize_t read_into(struct evbuffer *buf, int fd, size_t most);
+
+/* v in decimal, NUL-ended, at the end of buf; returns where it begins.
+ * The ids of solve and cancel lines: snprintf's "%llu" took 700
+ * instructions a cancel. */
+#define U64_DECIMAL_SIZE 21
+static inline const char *u64_decimal(uint64_t v, char buf[U64_DECIMAL_SIZE])
+{
+	char *d = &buf[U64_DECIMAL_SIZE - 1];
+	*d = '\0';
+	do
+		*--d = (char)('0' + v % 10);
+	while ((v /= 10));
+	return d;
+}
 
 /* print_wrapped for the racer's messages: from column at, lines after the
  * first from indent, broken after a clause where one ends late enough. */
