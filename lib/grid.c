@@ -650,22 +650,28 @@ int grid_format(const struct grid *g, const struct notation *nt, char *buf, size
 			 * a cell: every 9x9 answer comes through here
 			 * (contrib/bench/code-notes.md) */
 			typedef uint8_t bytes16 __attribute__((vector_size(16)));
-			const bytes16 zero = {0}, side = zero + (uint8_t)g->side;
+			/* in locals: buf may alias g and nt for the compiler, which
+			 * then read them again and broadcast the blank anew every
+			 * step (a third of the loop) */
+			const int cells = g->cells, side_n = g->side;
+			const char blank_char = nt->blank;
+			const bytes16 zero = {0}, side = zero + (uint8_t)side_n,
+				      blanks = zero + (uint8_t)blank_char;
 			int i = 0;
-			for (; i + 16 <= g->cells; i += 16) {
+			for (; i + 16 <= cells; i += 16) {
 				bytes16 v, c;
 				memcpy(&v, g->cell + i, sizeof v);
 				bytes16 blank = (bytes16)(v == zero), over = (bytes16)(v > side);
 				c = (v + '0') & ~blank & ~over;
-				c |= (blank & (uint8_t)nt->blank) | (over & (uint8_t)'?');
+				c |= (blank & blanks) | (over & (uint8_t)'?');
 				memcpy(buf + i, &c, sizeof c);
 			}
-			for (; i < g->cells; i++) {
+			for (; i < cells; i++) {
 				int v = g->cell[i];
-				buf[i] = v > g->side ? '?' : v ? (char)('0' + v) : nt->blank;
+				buf[i] = v > side_n ? '?' : v ? (char)('0' + v) : blank_char;
 			}
-			buf[g->cells] = '\0';
-			return g->cells;
+			buf[cells] = '\0';
+			return cells;
 		}
 		/* a character per value, looked up: value_char per cell was a
 		 * tenth of the racer's time on easy puzzles */
