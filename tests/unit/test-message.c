@@ -61,6 +61,20 @@ int main(void)
 	memset(longid, 'a', 70);
 	longid[70] = 0;
 	ok(!msg_valid_id(longid), "a 70-byte id is too long");
+	longid[63] = 0;
+	ok(msg_valid_id(longid), "a 63-byte id is not");
+	longid[63] = 'a';
+	longid[64] = 0;
+	ok(!msg_valid_id(longid), "a 64-byte id is");
+	/* the table of id bytes against the ranges it replaced */
+	bool bytes_agree = true;
+	for (int c = 1; c < 256; c++) {
+		char id[3] = {'x', (char)c, 0};
+		bool want = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+			    c == '_' || c == '.' || c == ':' || c == '-';
+		bytes_agree &= msg_valid_id(id) == want && msg_valid_id(id + 1) == want;
+	}
+	ok(bytes_agree, "each of the 255 bytes is an id byte exactly when it is [A-Za-z0-9_.:-]");
 
 	union grid_room g_room;
 	struct grid *g = &g_room.grid;
