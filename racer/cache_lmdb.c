@@ -391,6 +391,26 @@ static int open_fitting(struct lmdb_store *s, const struct cache_helper_args *a,
 	return rc == 0 ? 0 : rc;
 }
 
+/* A store whose pages reach past a smaller --cache-size given since: LMDB
+ * maps no less than its pages, so the map would have no room left for a
+ * transaction's page copies, not even those of the evictions that bring
+ * the entries within the size (every write would fail, MDB_MAP_FULL).
+ * The map is made half as large again; the entries are evicted down to
+ * cap_pages as ever. (LMDB never shortens its file: `cache clear`
+ * does.) */
+static void leave_room(struct lmdb_store *s)
+{
+	int fd;
+	off_t have, need;
+	if (!file_extent(s, &fd, &have, &need) || (size_t)need <= s->cap_bytes)
+		return;
+	size_t room = map_room(), want = (size_t)need + (size_t)need / 2;
+	if (want > room)
+		want = room;
+	if (want > s->map_bytes && mdb_env_set_mapsize(s->env, want) == 0)
+		s->map_bytes = want;
+}
+
 int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full, enum cmsg_fail *kind,
 	      char *err, size_t errsz)
 {
@@ -472,6 +492,8 @@ int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full
 		s->map_bytes = map;
 	}
 	s->cap_pages = (s->cap_bytes < s->map_bytes ? s->cap_bytes : s->map_bytes) / st.ms_psize;
+	if (!a->readonly)
+		leave_room(s);
 	return 0;
 }
 

@@ -49,6 +49,11 @@
  * the pages it changes (held in this process's memory until it commits)
  * and its processor time stay a chunk's. */
 #define EVICT_MAX CHUNK
+/* The most the next transaction evicts: halved while transactions run out
+ * of room (MDB_MAP_FULL: a store far over a --cache-size given since has
+ * room for the page copies of few deletions at once), doubled back after
+ * each that commits. */
+static size_t evict_most = EVICT_MAX;
 
 enum op { OP_PUT, OP_DELETE, OP_TOUCH };
 struct pending {
@@ -384,8 +389,7 @@ static void apply(MDB_txn *txn, struct write *w)
 		lmdb_write_meta(&s, txn, tick, &w->rc);
 	size_t high = s.cap_pages - reserve_pages(txn, w), low = high - high / 8;
 	if (w->rc == 0 && (w->evict_only || used_pages(txn) > high))
-		w->rc = evict(txn, w->evict_only ? low / 2 : low, w->evict_only ? SIZE_MAX : EVICT_MAX,
-			      &w->evicted);
+		w->rc = evict(txn, w->evict_only ? low / 2 : low, evict_most, &w->evicted);
 }
 
 static void write_batch(struct write *w)
@@ -403,6 +407,10 @@ static void write_batch(struct write *w)
 		return;
 	apply(txn, w);
 	lmdb_end_write(&s, txn, &w->rc);
+	if (w->rc == MDB_MAP_FULL && evict_most > 16)
+		evict_most /= 2;
+	else if (w->rc == 0 && evict_most < EVICT_MAX)
+		evict_most *= 2;
 }
 
 /* The queue in key order, a transaction a chunk. When the map is full (a
@@ -415,7 +423,6 @@ static int write_all(long *written, long *evicted)
 	qsort(ops, nops, sizeof *ops, cmp_key);
 	commit_based = false;
 	size_t done = 0, part = CHUNK;
-	bool evicted_for_it = false;
 	while (done < nops) {
 		size_t end = done + (part < nops - done ? part : nops - done);
 		/* a key's operations in one transaction, in their order */
@@ -423,25 +430,28 @@ static int write_all(long *written, long *evicted)
 			end++;
 		struct write w = {.from = done, .n = end - done};
 		write_batch(&w);
-		/* full even for one entry, just after evicting: it does not fit */
-		if (w.rc == MDB_MAP_FULL && !(part == 1 && evicted_for_it)) {
-			evicted_for_it = true;
+		if (w.rc == MDB_MAP_FULL) {
 			/* LMDB reuses the pages a transaction frees only two
 			 * transactions later: one that writes just the format
 			 * record is the second (or the first, when the last
-			 * transaction freed pages) */
-			struct write nop = {.n = 0}, e = {.evict_only = true};
-			write_batch(&nop);
+			 * transaction freed pages). Each of the three may
+			 * evict. */
+			struct write before = {.n = 0}, e = {.evict_only = true}, after = {.n = 0};
+			write_batch(&before);
 			write_batch(&e);
-			if (e.rc == 0)
-				*evicted += e.evicted;
-			write_batch(&nop);
+			write_batch(&after);
+			long gone = (before.rc == 0 ? before.evicted : 0) + (e.rc == 0 ? e.evicted : 0) +
+				    (after.rc == 0 ? after.evicted : 0);
+			*evicted += gone;
+			/* full for one entry, with nothing more evicted: it
+			 * does not fit */
+			if (part == 1 && gone == 0)
+				return MDB_MAP_FULL;
 			part = part > 1 ? part / 2 : 1;
 			continue;
 		}
 		if (w.rc != 0)
 			return w.rc;
-		evicted_for_it = false;
 		done += w.n;
 		*written += w.written;
 		*evicted += w.evicted;

@@ -362,6 +362,32 @@ garble() {
 	[ "$(stat -c %s "$C/data.mdb")" -le 262144 ]
 }
 
+@test "--cache-size far below the store's size: entries are evicted to fit, and the run's answers are still written" {
+	# a store of 2,500 entries (some 1.2 MB) cut to 256K: LMDB maps no
+	# less than its pages, so without room for page copies every write
+	# failed (MDB_MAP_FULL) and the run went on without a cache
+	"$GENERATE" --box=3 --keep=0.45 --number=3000 --seed=11 | grep -v '^#' >"$T/p"
+	head -n 2500 "$T/p" >"$T/a"
+	tail -n 500 "$T/p" >"$T/b"
+	run --separate-stderr sudoku-race "$T/a"
+	assert_success
+	run --separate-stderr sudoku-race --cache-size 256K --stats "$T/b"
+	assert_success
+	assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 500 misses, 0 bad entries dropped, 500 written"
+	[[ $stderr != *"full"* ]]
+	echo "$output" >"$T/out"
+	all_solved "$T/b" "$T/out"
+	run sudoku-race cache stats
+	assert_line --partial "at most 262144 (--cache-size)"
+	entries=$(sed -n 's/^entries: \([0-9]*\).*/\1/p' <<<"$output")
+	[ "$entries" -gt 0 ]
+	[ "$entries" -lt 500 ]
+	# the last written are kept: a second run finds some of them
+	run --separate-stderr sudoku-race --stats <(tail -n 20 "$T/b")
+	assert_success
+	[[ $(stat_line) != *"cache: 0 hits"* ]]
+}
+
 @test "--cache-size takes K, M, G and refuses nonsense" {
 	run sudoku-race --cache-size 2M --stats "$DATA/easy9.txt"
 	assert_success
