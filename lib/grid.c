@@ -497,42 +497,12 @@ static bool clash_9x9(const uint8_t *cell, int *bad_kind, int *bad_unit)
 	return false;
 }
 
-/* Whether a 9x9 grid holds a value twice in a unit, without a branch per
- * cell and with the units' sums independent: each cell adds one to its value's
- * 4-bit counter in a 64-bit word, each unit sums its nine words, and a
- * counter of two or more (bits 1-3 of a nibble; nine cells cannot carry
- * out of one) is a clash. clash_9x9 then only names the clash
- * (contrib/bench/code-notes.md). */
-static bool any_clash_9x9(const uint8_t *cell)
-{
-	uint64_t col[9] = {0}, seen = 0;
-	for (int band = 0; band < 3; band++) {
-		uint64_t box[3] = {0};
-		for (int r = 3 * band; r < 3 * band + 3; r++) {
-			uint64_t row = 0;
-#pragma GCC unroll 9
-			for (int c = 0; c < 9; c++) {
-				/* a blank adds 0 */
-				uint64_t n = (uint64_t)1 << 4 * (cell[9 * r + c] & 15) >> 4;
-				row += n;
-				col[c] += n;
-				box[c / 3] += n;
-			}
-			seen |= row;
-		}
-		seen |= box[0] | box[1] | box[2];
-	}
-	for (int c = 0; c < 9; c++)
-		seen |= col[c];
-	return (seen & 0xEEEEEEEEEEEEEEEEull) != 0;
-}
-
 /* A full 9x9 grid's check (grid_verify's, every answer): each unit must
  * hold all nine values, so an OR of one bit per value per unit suffices, and
  * a cell costs a load and two ORs of table words: the units' bits sit in
  * 16-bit lanes, rows in lanes 0-2 and the box in lane 3 of a word per box
- * column, the columns in lanes 0-2 of another. any_clash_9x9's counters
- * took 930 instructions a grid, this 334 (contrib/bench/code-notes.md). */
+ * column, the columns in lanes 0-2 of another. A nibble counter per value
+ * per unit took 930 instructions a grid, this 334 (contrib/bench/code-notes.md). */
 #define FULL_BIT(v) ((uint64_t)1 << (v) >> 1) /* 0 for a blank */
 #define FULL_CELL(lane, box, v) (FULL_BIT(v) << 16 * (lane) | ((box) ? FULL_BIT(v) << 48 : 0))
 #define FULL_TABLE(lane, box)                                                            \
@@ -567,11 +537,128 @@ bool grid_full_ok_9x9(const uint8_t *cell)
 	return ok == all && (col[0] & col[1] & col[2]) == (all & low3);
 }
 
+/* A 9x9 grid with blanks (the givens of every puzzle): each unit's one-hot
+ * value bits both ORed and summed. Bits of distinct values add without a
+ * carry, so a unit holds no value twice exactly when its sum is its OR; a
+ * 16-bit lane holds nine 9-bit values' sum, and a blank adds 0. A cell's
+ * bits sit in the lanes of a vector of a band's box column: its row's
+ * (lanes 0-2, the row in the band), the box's (3), its column's (4-6, the
+ * column in the box). A cell costs a byte load, a vector load, an OR and
+ * an add (a nibble counter per value per unit took 930 instructions a
+ * grid, this about 450). */
+typedef uint16_t lanes8 __attribute__((vector_size(16)));
+/* gcc regroups a chain of ORs (adds) into a tree, which with two-operand
+ * SSE costs a copy a cell and spills (674 instructions a grid, not 564);
+ * an empty asm that takes and gives back the chain's value keeps it one */
+#if defined(__SSE2__) && !defined(__clang__)
+#define GIVEN_CHAIN(x) __asm__("" : "+x"(x))
+#else
+#define GIVEN_CHAIN(x) ((void)0)
+#endif
+#define GIVEN_BIT(v) ((uint16_t)(1u << (v) >> 1)) /* 0 for a blank */
+#define GIVEN_VEC(r, c, v)                                                                        \
+	{                                                                                         \
+		(r) == 0 ? GIVEN_BIT(v) : 0, (r) == 1 ? GIVEN_BIT(v) : 0, (r) == 2 ? GIVEN_BIT(v) : 0, \
+		GIVEN_BIT(v), (c) == 0 ? GIVEN_BIT(v) : 0, (c) == 1 ? GIVEN_BIT(v) : 0,           \
+		(c) == 2 ? GIVEN_BIT(v) : 0, 0,                                                   \
+	}
+#define GIVEN_VALUES(r, c)                                                                      \
+	{                                                                                       \
+		GIVEN_VEC(r, c, 0), GIVEN_VEC(r, c, 1), GIVEN_VEC(r, c, 2), GIVEN_VEC(r, c, 3), \
+		GIVEN_VEC(r, c, 4), GIVEN_VEC(r, c, 5), GIVEN_VEC(r, c, 6), GIVEN_VEC(r, c, 7), \
+		GIVEN_VEC(r, c, 8), GIVEN_VEC(r, c, 9),                                         \
+	}
+#define GIVEN_ROW(r) {GIVEN_VALUES(r, 0), GIVEN_VALUES(r, 1), GIVEN_VALUES(r, 2)}
+/* [row in band][column in box][value] */
+static const lanes8 given_bits[3][3][10] = {GIVEN_ROW(0), GIVEN_ROW(1), GIVEN_ROW(2)};
+
+bool grid_givens_ok_9x9(const uint8_t *cell)
+{
+	/* first, 16 cells a step: every value at most 9 (one over goes to the
+	 * slow check: v | v + 6 has a bit over 15 exactly then), and each a
+	 * byte offset into given_bits, so that a cell's vector is found
+	 * without a shift of its own (the shift of 16-bit lanes is exact for
+	 * bytes up to 15) */
+	typedef uint8_t bytes16 __attribute__((vector_size(16)));
+	_Static_assert(sizeof(lanes8) == 1 << 4, "a cell's offset is its value shifted by 4");
+	bytes16 over = {0};
+	uint8_t offset[81];
+#define GIVEN_OFFSETS(i)                                     \
+	do {                                                 \
+		bytes16 v_;                                  \
+		memcpy(&v_, cell + (i), sizeof v_);          \
+		over |= v_ | (v_ + 6);                       \
+		lanes8 o_ = (lanes8)v_ << 4;                 \
+		memcpy(offset + (i), &o_, sizeof o_);        \
+	} while (0)
+	GIVEN_OFFSETS(0);
+	GIVEN_OFFSETS(16);
+	GIVEN_OFFSETS(32);
+	GIVEN_OFFSETS(48);
+	GIVEN_OFFSETS(64);
+	GIVEN_OFFSETS(65); /* the last cells, 65-80 */
+#undef GIVEN_OFFSETS
+	uint64_t over_words[2];
+	memcpy(over_words, &over, sizeof over_words);
+	if ((over_words[0] | over_words[1]) & 0xF0F0F0F0F0F0F0F0ull)
+		return false;
+	const lanes8 rows = {0xFFFF, 0xFFFF, 0xFFFF, 0, 0, 0, 0, 0}, box = {0, 0, 0, 0xFFFF, 0, 0, 0, 0},
+		     cols = {0, 0, 0, 0, 0xFFFF, 0xFFFF, 0xFFFF, 0};
+	/* [box column]: the columns' lanes go on from band to band */
+	lanes8 or0 = {0}, or1 = {0}, or2 = {0}, sum0 = {0}, sum1 = {0}, sum2 = {0}, bad = {0};
+	const char *base = (const char *)given_bits;
+	/* one chain of ORs and one of adds per box column, written out: a
+	 * loop's indices cost as much as the cells */
+#define GIVEN_CELL(r, c, o, s)                                                                  \
+	do {                                                                                    \
+		lanes8 b_;                                                                      \
+		memcpy(&b_, base + sizeof given_bits[0][0] * (3 * (r) + (c) % 3) + off[9 * (r) + (c)], \
+		       sizeof b_);                                                              \
+		o |= b_;                                                                        \
+		s += b_;                                                                        \
+		GIVEN_CHAIN(o);                                                                 \
+		GIVEN_CHAIN(s);                                                                 \
+	} while (0)
+#define GIVEN_ROW_CELLS(r)                   \
+	do {                                 \
+		GIVEN_CELL(r, 0, or0, sum0); \
+		GIVEN_CELL(r, 1, or0, sum0); \
+		GIVEN_CELL(r, 2, or0, sum0); \
+		GIVEN_CELL(r, 3, or1, sum1); \
+		GIVEN_CELL(r, 4, or1, sum1); \
+		GIVEN_CELL(r, 5, or1, sum1); \
+		GIVEN_CELL(r, 6, or2, sum2); \
+		GIVEN_CELL(r, 7, or2, sum2); \
+		GIVEN_CELL(r, 8, or2, sum2); \
+	} while (0)
+	for (const uint8_t *off = offset; off < offset + 81; off += 27) {
+		GIVEN_ROW_CELLS(0);
+		GIVEN_ROW_CELLS(1);
+		GIVEN_ROW_CELLS(2);
+		/* the rows: summed and ORed over the three box columns; the
+		 * boxes each its own; then their lanes start again */
+		bad |= ((or0 | or1 | or2) ^ (sum0 + sum1 + sum2)) & rows;
+		bad |= ((or0 ^ sum0) | (or1 ^ sum1) | (or2 ^ sum2)) & box;
+		or0 &= cols;
+		or1 &= cols;
+		or2 &= cols;
+		sum0 &= cols;
+		sum1 &= cols;
+		sum2 &= cols;
+	}
+#undef GIVEN_ROW_CELLS
+#undef GIVEN_CELL
+	bad |= ((or0 ^ sum0) | (or1 ^ sum1) | (or2 ^ sum2)) & cols;
+	uint64_t words[2];
+	memcpy(words, &bad, sizeof words);
+	return (words[0] | words[1]) == 0;
+}
+
 int grid_check_givens(const struct grid *g, char *err, size_t errsz)
 {
 	if (g->box == 3) {
 		int bad_kind, bad_unit;
-		if (!any_clash_9x9(g->cell) || !clash_9x9(g->cell, &bad_kind, &bad_unit))
+		if (grid_givens_ok_9x9(g->cell) || !clash_9x9(g->cell, &bad_kind, &bad_unit))
 			return 0;
 		describe_clash(g, bad_kind, bad_unit, err, errsz);
 		return -1;

@@ -26,6 +26,11 @@ bool grid_all_numbers(const char *s, const char *end, long *count);
  * grid_check_givens finds of such a grid, faster. */
 bool grid_full_ok_9x9(const uint8_t *cell);
 
+/* Whether the 81 cells of a 9x9 grid, blanks (0) allowed, hold no value
+ * twice in a row, column or box: grid_check_givens's quick answer. False
+ * also for a cell over 9, which the slow check judges. */
+bool grid_givens_ok_9x9(const uint8_t *cell);
+
 /* The cell count of a size we take nearest to n, for "expected 81". */
 long grid_nearest_cells(long n);
 

@@ -39,6 +39,36 @@ static bool full_agrees(const struct grid *blank, const struct grid *sol)
 	return fast_ok == slow_ok && verified == slow_ok && strcmp(fast, slow) == 0;
 }
 
+/* Whether no value is twice in a row, column or box of 9x9 cells, counted
+ * the plain way: the reference for grid_givens_ok_9x9. */
+static bool naive_givens_ok(const uint8_t *cell)
+{
+	for (int u = 0; u < 9; u++) {
+		int row[16] = {0}, col[16] = {0}, box[16] = {0};
+		for (int k = 0; k < 9; k++) {
+			int r = u / 3 * 3 + k / 3, c = u % 3 * 3 + k % 3;
+			row[cell[9 * u + k] & 15]++;
+			col[cell[9 * k + u] & 15]++;
+			box[cell[9 * r + c] & 15]++;
+		}
+		for (int v = 1; v < 16; v++)
+			if (row[v] > 1 || col[v] > 1 || box[v] > 1)
+				return false;
+	}
+	return true;
+}
+
+/* Whether grid_givens_ok_9x9 and grid_check_givens on g (a 9x9 grid with
+ * blanks) agree with the reference; a clash is named. */
+static bool givens_agree(const struct grid *g)
+{
+	char err[GRID_ERR_MAX] = "";
+	bool want = naive_givens_ok(g->cell);
+	bool checked = grid_check_givens(g, err, sizeof err) == 0;
+	return grid_givens_ok_9x9(g->cell) == want && checked == want &&
+	       (want ? err[0] == '\0' : strncmp(err, "value ", 6) == 0);
+}
+
 /* A valid grid moved to another valid one: the values relabelled, two rows
  * of a band or two bands swapped, or the grid transposed. */
 static void shuffle_valid(struct grid *g)
@@ -244,6 +274,35 @@ int main(void)
 	ok(all_valid, "3000 valid grids pass the fast check and verify");
 	ok(all_agree && clashes > 2000, "3000 changed grids: the fast check agrees with the slow one (%d clash)",
 	   clashes);
+	/* grid_check_givens's 9x9 fast path, on grids with blanks: valid ones
+	 * (a solution's cells left out) and ones with a value again */
+	bool partial_agree = true;
+	int partial_clashes = 0;
+	for (int n = 0; n < 3000; n++) {
+		shuffle_valid(sol);
+		grid_copy(wrong, sol);
+		for (int i = 0, keep = 1 + (int)rnd(81); i < 81; i++)
+			if ((int)rnd(81) >= keep)
+				wrong->cell[i] = 0;
+		partial_agree &= naive_givens_ok(wrong->cell) && givens_agree(wrong);
+		for (int k = 0, changes = 1 + (int)rnd(2); k < changes; k++)
+			wrong->cell[rnd(81)] = (uint8_t)(1 + rnd(9));
+		partial_agree &= givens_agree(wrong);
+		partial_clashes += !naive_givens_ok(wrong->cell);
+	}
+	ok(partial_agree && partial_clashes > 500,
+	   "3000 grids with blanks, valid and changed: the fast givens check agrees (%d clash)", partial_clashes);
+	grid_init(wrong, 3);
+	ok(grid_givens_ok_9x9(wrong->cell) && givens_agree(wrong), "a blank grid has no clash");
+	wrong->cell[80] = 9;
+	wrong->cell[72] = 9;
+	ok(!grid_givens_ok_9x9(wrong->cell) && givens_agree(wrong), "two 9s in the last row clash");
+	grid_init(wrong, 3);
+	wrong->cell[40] = 10;
+	ok(!grid_givens_ok_9x9(wrong->cell) && grid_check_givens(wrong, err, sizeof err) == 0,
+	   "a 10 goes to the slow check, which finds no clash");
+	wrong->cell[44] = 10;
+	ok(grid_check_givens(wrong, err, sizeof err) < 0, "two 10s in a row clash");
 	/* one unit at a time: a value repeated in a row, a column, a box */
 	parse(easy_solution, sol, &nt2, err);
 	grid_copy(wrong, sol);
