@@ -419,6 +419,21 @@ int grid_parse(const char *text, size_t len, struct grid *g, struct notation *nt
 		return -1;
 	}
 	size_t n = (size_t)(end - s);
+	if (n == 81) {
+		/* a plain 9x9 line, digits and '.': what grid_parse_cells makes of
+		 * it, without the three scans for separators (it has none) */
+		char blank = 0;
+		if (grid_cells_plain_9x9(s, g->cell, &blank)) {
+			g->box = 3;
+			g->side = 9;
+			g->cells = 81;
+			nt->style = NOTATION_CHARS;
+			nt->blank = blank ? blank : '.';
+			nt->lower = false;
+			nt->minus_one = false;
+			return 0;
+		}
+	}
 	/* Numbers: any blank or comma between tokens means numbers (a line of
 	 * characters has no separators). */
 	bool separated = memchr(s, ',', n) || memchr(s, ' ', n) || memchr(s, '\t', n);
