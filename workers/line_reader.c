@@ -22,15 +22,19 @@ void line_reader_free(struct line_reader *lr)
 	lr->buf = NULL;
 }
 
-bool line_reader_buffered(const struct line_reader *lr)
+bool line_reader_buffered(struct line_reader *lr)
 {
-	return lr->eof || memchr(lr->buf + lr->start, '\n', lr->end - lr->start) != NULL;
+	/* kept: every reader asks before each line, and a second scan for the
+	 * same LF was a third of the line's reading */
+	lr->lf = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+	return lr->eof || lr->lf;
 }
 
 enum line_status line_reader_next(struct line_reader *lr, char **line, size_t *len)
 {
 	for (;;) {
-		char *nl = memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+		char *nl = lr->lf ? lr->lf : memchr(lr->buf + lr->start, '\n', lr->end - lr->start);
+		lr->lf = NULL;
 		if (nl) {
 			char *s = lr->buf + lr->start;
 			size_t n = (size_t)(nl - s);

@@ -14,6 +14,8 @@ struct line_reader {
 	bool eof;
 	bool skipping;     /* inside an over-long line */
 	long lineno;       /* number of the line last returned */
+	char *lf;          /* the next line's LF, once line_reader_buffered has
+			    * found it (NULL: not looked for) */
 };
 
 enum line_status {
@@ -27,7 +29,8 @@ int line_reader_init(struct line_reader *lr, int fd, size_t max);
 void line_reader_free(struct line_reader *lr);
 /* Blocks until a whole line is in. The line stays valid until the next call. */
 enum line_status line_reader_next(struct line_reader *lr, char **line, size_t *len);
-/* True when a line can be returned without blocking on read(). */
-bool line_reader_buffered(const struct line_reader *lr);
+/* True when a line can be returned without blocking on read(). The LF it
+ * finds is kept for line_reader_next. */
+bool line_reader_buffered(struct line_reader *lr);
 
 #endif
