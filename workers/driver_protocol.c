@@ -330,16 +330,16 @@ static void handle_cancel(const char *id)
 			send_cancelled(id, false);
 		return;
 	}
-	char id_copy[PROTO_ID_MAX];
 	if (j) {
 		queue_unlink(j);
 		id_remove(j);
-		snprintf(id_copy, sizeof id_copy, "%s", j->id);
 		spare_job(j);
 	}
 	pthread_mutex_unlock(&queue_lock);
+	/* the message's id, equal to the job's: no copy of a job given up for
+	 * reuse (an snprintf, 570 instructions a cancel) */
 	if (j)
-		send_cancelled(id_copy, false);
+		send_cancelled(id, false);
 }
 
 /* Jobs parsed and not yet queued, at most RUN_MAX: the reader queues
