@@ -49,6 +49,38 @@ int main(void)
 	ok(parse("solve p 12345678901234567890123456789012 x=1", &m, line, err) == 0 &&
 		   strlen(m.argv[0]) == 32 && m.nfields == 1,
 	   "a word of two whole steps ends at its space");
+	/* then 8 a step, then the line's last 8 bytes: every byte in every
+	 * place of a word that ends the line, at every length */
+	bool all_cut = true;
+	for (int n = 1; n <= 40; n++) {
+		for (int at = 0; at < n; at++) {
+			for (int c = 1; c < 256; c++) {
+				char text[64] = "ping ";
+				memset(text + 5, '!', (size_t)n); /* '!' is 0x21, the first byte of a word */
+				text[5 + at] = (char)c;
+				bool cut = parse(text, &m, line, err) == 0;
+				if ((c == '=' && at > 0) || (c == '\r' && at == n - 1) || (c == ' ' && n == 1))
+					continue; /* a field; a CR dropped; no token */
+				if (c < ' ' || c == 0x7f) {
+					char want[32];
+					snprintf(want, sizeof want, "0x%02x at byte %d", c, 6 + at);
+					all_cut &= !cut && strstr(err, want) != NULL;
+				} else if (c == ' ') {
+					all_cut &= cut && m.argc == (at == 0 || at == n - 1 ? 1 : 2) &&
+						   strlen(m.argv[0]) == (size_t)(at ? at : n - 1);
+				} else {
+					all_cut &= cut && m.argc == 1 && strlen(m.argv[0]) == (size_t)n;
+				}
+			}
+		}
+	}
+	ok(all_cut, "words of 1 to 40 bytes ending the line: each byte in each place cuts or is refused as before");
+	ok(parse("cancel 1234", &m, line, err) == 0 && m.type == MSG_CANCEL && strcmp(m.id, "1234") == 0,
+	   "a cancel shorter than 16 bytes");
+	ok(parse("cancelled 7", &m, line, err) == 0 && m.type == MSG_CANCELLED, "cancelled is not cancel");
+	ok(parse("solver 7 1234", &m, line, err) == 0 && m.type == MSG_UNKNOWN, "solver is not solve");
+	ok(parse("ping", &m, line, err) < 0, "ping without a token is malformed");
+	ok(parse("quit", &m, line, err) == 0 && m.type == MSG_QUIT && !m.id, "quit has no id");
 	ok(parse("error - line 3 is too long", &m, line, err) == 0 && m.type == MSG_ERROR, "error - parses");
 	is_str(m.id, "-", "with the id -");
 	ok(parse("error p2 invalid puzzle: a=b", &m, line, err) == 0 && m.nfields == 0,
