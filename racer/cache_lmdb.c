@@ -207,14 +207,7 @@ int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY
 	uint8_t t[8];
 	cache_put_le64(t, tick);
 	MDB_val v = {sizeof t, t};
-	rc = mdb_put(txn, s->uses_dbi, &k, &v, 0);
-	if (rc == 0 && s->has_ages && !was) {
-		uint8_t a[8];
-		lmdb_age_key(tick, a);
-		MDB_val ak = {sizeof a, a};
-		rc = mdb_put(txn, s->ages_dbi, &ak, &k, 0);
-	}
-	return rc;
+	return mdb_put(txn, s->uses_dbi, &k, &v, 0);
 }
 
 void lmdb_write_meta(struct lmdb_store *s, MDB_txn *txn, uint64_t tick, int *rc)

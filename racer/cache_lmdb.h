@@ -65,11 +65,10 @@ int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full
 bool lmdb_is_damage(int rc);
 /* An age's key: the tick, big-endian, so that the ages sort oldest first. */
 void lmdb_age_key(uint64_t tick, uint8_t out[8]);
-/* key used at tick (0: not any more); its age moves with it. fresh: the
- * key is new to the store, with no use to look up. was, when not NULL:
- * the caller puts the new age (appending a transaction's ages in order is
- * cheaper than putting each among the rest) and is told the use before
- * (0: none). */
+/* key used at tick (0: not any more): its old age goes, and the new one
+ * is the caller's to put (the writer appends a transaction's ages at its
+ * end, in order). fresh: the key is new to the store, with no use to look
+ * up. *was, when was is not NULL: the use before (0: none). */
 int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY_LEN], uint64_t tick, bool fresh,
 		 uint64_t *was);
 void lmdb_write_meta(struct lmdb_store *s, MDB_txn *txn, uint64_t tick, int *rc);

@@ -284,10 +284,10 @@ static int cmp_key(const void *a, const void *b)
 /* p's key used at t (0: gone), its age put at the transaction's end */
 static int set_use(MDB_txn *txn, struct pending *p, uint64_t t, bool fresh)
 {
-	if (!s.has_ages)
-		return lmdb_set_use(&s, txn, p->key, t, fresh, NULL);
 	uint64_t was;
 	int rc = lmdb_set_use(&s, txn, p->key, t, fresh, &was);
+	if (!s.has_ages)
+		return rc;
 	/* an age of this transaction's own, not put yet, is not put at all */
 	uint64_t seq = was - commit_base - 1;
 	if (was > commit_base && seq < nops && aged[seq] && memcmp(aged[seq]->key, p->key, CACHE_KEY_LEN) == 0)
