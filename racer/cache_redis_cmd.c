@@ -3,12 +3,9 @@
  * (cache_redis.c). */
 #include "config.h"
 
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #ifdef HAVE_HIREDIS
 #include <hiredis/hiredis.h>
