@@ -5,11 +5,13 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "lib/number.h"
 #include "racer/redis_url.h"
 
 #define DEFAULT_PORT 6379
@@ -156,27 +158,24 @@ int redis_url_parse(const char *url, struct redis_url *u, char *err, size_t errs
 	}
 	u->port = DEFAULT_PORT;
 	u->db = 0;
+	uint64_t v;
 	if (*p == ':') {
-		long v = 0;
-		const char *d = ++p;
-		while (*p >= '0' && *p <= '9' && v <= 65535)
-			v = v * 10 + (*p++ - '0');
-		if (p == d || v < 1 || v > 65535 || (*p && *p != '/' && *p != '?')) {
+		n = strcspn(++p, "/?");
+		if (parse_seed_n(p, n, &v) != PARSE_OK || v < 1 || v > 65535) {
 			snprintf(err, errsz, "the port is not a number from 1 to 65535");
 			return -1;
 		}
 		u->port = (int)v;
+		p += n;
 	}
 	if (*p == '/' && p[1] && p[1] != '?') {
-		long v = 0;
-		const char *d = ++p;
-		while (*p >= '0' && *p <= '9' && v <= INT_MAX)
-			v = v * 10 + (*p++ - '0');
-		if (p == d || v > INT_MAX || (*p && *p != '?')) {
+		n = strcspn(++p, "?");
+		if (parse_seed_n(p, n, &v) != PARSE_OK || v > INT_MAX) {
 			snprintf(err, errsz, "the database is not a number (%s)", FORM);
 			return -1;
 		}
 		u->db = (int)v;
+		p += n;
 	} else if (*p == '/') {
 		p++;
 	}

@@ -33,6 +33,8 @@ static void parse_tests(void)
 	ok(parse("REDIS://h:7/3") == 0 && strcmp(u.host, "h") == 0 && u.port == 7 && u.db == 3,
 	   "the scheme in any case; port and database");
 	ok(parse("redis://h/") == 0 && u.db == 0, "a '/' with no database: 0");
+	ok(parse("redis://h:65535/2147483647") == 0 && u.port == 65535 && u.db == 2147483647,
+	   "the largest port and database");
 	ok(parse("redis://[::1]:6380/2") == 0 && strcmp(u.host, "::1") == 0 && u.port == 6380 && u.db == 2,
 	   "an IPv6 address in brackets");
 	ok(parse("redis://[fe80::1%eth0]") == 0 && strcmp(u.host, "fe80::1%eth0") == 0, "an IPv6 zone");
@@ -73,7 +75,9 @@ static void parse_tests(void)
 	static const char *const bad[] = {"redis://",	   "redis://:7",    "redis://h:0",    "redis://h:65536",
 					  "redis://h:x",   "redis://h/x",   "redis://h/1/2",  "redis://[::1",
 					  "redis://h#f",   "redis://a,b",   "redis://h x",    "rediss://h",
-					  "redis:/h",	   "http://h"};
+					  "redis:/h",	   "http://h",	    "redis://h:+1",   "redis://h:-1",
+					  "redis://h:1x",  "redis://h:99999999999999999999999",
+					  "redis://h/-0",  "redis://h/+1",  "redis://h/2147483648"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		ok(parse(bad[i]) < 0 && err[0], "%s: refused (%s)", bad[i], err);
 }
