@@ -23,19 +23,23 @@ void notation_default(struct notation *nt, int side)
 	nt->minus_one = false;
 }
 
-void grid_init(struct grid *g, int box)
+/* Sets box, side and cells for box size n; the cells are the caller's. */
+static void set_size(struct grid *g, int box)
 {
 	g->box = box;
 	g->side = box * box;
 	g->cells = g->side * g->side;
+}
+
+void grid_init(struct grid *g, int box)
+{
+	set_size(g, box);
 	memset(g->cell, 0, (size_t)g->cells);
 }
 
 void grid_from_cells(struct grid *g, int box, const uint8_t *values)
 {
-	g->box = box;
-	g->side = box * box;
-	g->cells = g->side * g->side;
+	set_size(g, box);
 	memcpy(g->cell, values, (size_t)g->cells);
 }
 
@@ -224,9 +228,24 @@ bool grid_cells_plain_9x9(const char *s, uint8_t *cell, char *blank)
 }
 #endif
 
+bool grid_parse_plain_9x9(const char *s, struct grid *g, struct notation *nt)
+{
+	char blank = 0;
+	if (!grid_cells_plain_9x9(s, g->cell, &blank))
+		return false;
+	set_size(g, 3);
+	nt->style = NOTATION_CHARS;
+	nt->blank = blank ? blank : '.';
+	nt->lower = false;
+	nt->minus_one = false;
+	return true;
+}
+
 int grid_parse_cells(const char *s, size_t n, int box, struct grid *g, struct notation *nt,
 		     char *err, size_t errsz)
 {
+	if (box == 3 && n == 81 && grid_parse_plain_9x9(s, g, nt))
+		return 0;
 	grid_init(g, box);
 	if ((size_t)g->cells != n) {
 		snprintf(err, errsz, "%zu cells, expected %d", n, g->cells);
@@ -244,14 +263,6 @@ int grid_parse_cells(const char *s, size_t n, int box, struct grid *g, struct no
 	if (hex)
 		nt->style = NOTATION_HEX;
 	size_t i = 0;
-	if (!hex && n == 81) {
-		char blank = 0;
-		if (grid_cells_plain_9x9(s, g->cell, &blank)) {
-			nt->blank = blank ? blank : '.';
-			return 0;
-		}
-		memset(g->cell, 0, n);
-	}
 	if (!hex) {
 		/* the common case first, with a branch or two per cell: digits,
 		 * and '.' or '0' for blanks; anything else goes the long way */
@@ -419,21 +430,10 @@ int grid_parse(const char *text, size_t len, struct grid *g, struct notation *nt
 		return -1;
 	}
 	size_t n = (size_t)(end - s);
-	if (n == 81) {
-		/* a plain 9x9 line, digits and '.': what grid_parse_cells makes of
-		 * it, without the three scans for separators (it has none) */
-		char blank = 0;
-		if (grid_cells_plain_9x9(s, g->cell, &blank)) {
-			g->box = 3;
-			g->side = 9;
-			g->cells = 81;
-			nt->style = NOTATION_CHARS;
-			nt->blank = blank ? blank : '.';
-			nt->lower = false;
-			nt->minus_one = false;
-			return 0;
-		}
-	}
+	/* a plain 9x9 line, digits and '.', without the three scans for
+	 * separators (it has none) */
+	if (n == 81 && grid_parse_plain_9x9(s, g, nt))
+		return 0;
 	/* Numbers: any blank or comma between tokens means numbers (a line of
 	 * characters has no separators). */
 	bool separated = memchr(s, ',', n) || memchr(s, ' ', n) || memchr(s, '\t', n);

@@ -13,6 +13,11 @@ int grid_parse_cells(const char *s, size_t n, int box, struct grid *g, struct no
  * (set only if 0 on entry). */
 bool grid_cells_plain_9x9(const char *s, uint8_t *cell, char *blank);
 
+/* A plain 9x9 line's 81 bytes read at once: the grid and notation that
+ * grid_parse_cells gives it. False for anything else (g's cells are then
+ * written over), which the general passes read. */
+bool grid_parse_plain_9x9(const char *s, struct grid *g, struct notation *nt);
+
 /* Parses box^4 numbers separated by blanks or commas; 0 or -1 is a blank. */
 int grid_parse_numbers(const char *s, size_t n, int box, struct grid *g, struct notation *nt,
 		       char *err, size_t errsz);

@@ -230,32 +230,16 @@ static enum stream_event feed_chars_row(struct puzzle_stream *ps, const char *s,
 	return grid_row_done(ps, out);
 }
 
-/* The most common line, a 9x9 puzzle of 1-9 with '.' or '0' for blanks,
- * read in one pass: the grid and notation that the general passes of
- * feed_first give it (they were a tenth of sudoku-cp's time on easy sets).
- * False for anything else, which they then read. */
-static bool read_plain_9x9(const char *s, size_t len, struct stream_item *out)
-{
-	char blank = 0;
-	if (len != 81 || !grid_cells_plain_9x9(s, out->grid.cell, &blank))
-		return false;
-	out->grid.box = 3;
-	out->grid.side = 9;
-	out->grid.cells = 81;
-	out->notation.style = NOTATION_CHARS;
-	out->notation.blank = blank ? blank : '.';
-	out->notation.lower = false;
-	out->notation.minus_one = false;
-	return true;
-}
-
 static enum stream_event feed_first(struct puzzle_stream *ps, const char *s, size_t len,
 				    long lineno, struct stream_item *out)
 {
 	char err[GRID_ERR_MAX];
 	long count;
 	out->line = lineno;
-	if (read_plain_9x9(s, len, out))
+	/* the most common line, a 9x9 puzzle of 1-9 with '.' or '0' for
+	 * blanks, read in one pass (the general passes below were a tenth of
+	 * sudoku-cp's time on easy sets) */
+	if (len == 81 && grid_parse_plain_9x9(s, &out->grid, &out->notation))
 		return STREAM_PUZZLE;
 	/* the order line of an ACS instance file */
 	if (len == 1 && s[0] >= '2' && s[0] <= '8') {
