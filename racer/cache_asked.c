@@ -15,17 +15,18 @@ struct entry {
 static struct entry *entries;
 static size_t head, n, cap;
 static uint8_t *cells;
-static size_t cells_head, cells_len, cells_cap;
+static size_t cells_len, cells_cap;
 
+/* Emptied, the arrays start again at their beginnings; every taking-off
+ * ends here, so that head == n only at 0. */
 static void reset_if_empty(void)
 {
 	if (head == n)
-		head = n = cells_head = cells_len = 0;
+		head = n = cells_len = 0;
 }
 
 void asked_push(uint64_t seq, const uint8_t key[CACHE_KEY_LEN], const struct grid *puzzle)
 {
-	reset_if_empty();
 	if (n == cap) {
 		if (head > n / 2) { /* what was answered goes first */
 			memmove(entries, entries + head, (n - head) * sizeof *entries);
@@ -38,12 +39,13 @@ void asked_push(uint64_t seq, const uint8_t key[CACHE_KEY_LEN], const struct gri
 	}
 	size_t len = (size_t)puzzle->cells;
 	if (cells_len + len > cells_cap) {
+		/* the oldest in flight's cells; what is before them was answered */
+		size_t cells_head = head < n ? entries[head].at : 0;
 		if (cells_head > cells_len / 2) {
 			memmove(cells, cells + cells_head, cells_len - cells_head);
 			for (size_t i = head; i < n; i++)
 				entries[i].at -= cells_head;
 			cells_len -= cells_head;
-			cells_head = 0;
 		}
 		size_t want = cells_cap;
 		while (cells_len + len > want)
@@ -77,7 +79,6 @@ void asked_pop(struct cache_asked *out, struct grid *puzzle)
 	const struct entry *e = &entries[head++];
 	*out = e->asked;
 	grid_from_cells(puzzle, e->box, cells + e->at);
-	cells_head = head < n ? entries[head].at : cells_len;
 	reset_if_empty();
 }
 
@@ -94,5 +95,5 @@ void asked_free(void)
 	free(cells);
 	entries = NULL;
 	cells = NULL;
-	head = n = cap = cells_head = cells_len = cells_cap = 0;
+	head = n = cap = cells_len = cells_cap = 0;
 }
