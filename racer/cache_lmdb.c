@@ -563,9 +563,7 @@ static bool worth_touching(struct reader *r, const uint8_t *key, const MDB_val *
 	/* An entry is used after it is written: written recently, used
 	 * recently, with no second look-up (most hits of a run after the one
 	 * that wrote them). */
-	const uint8_t *bytes = value->mv_data;
-	if (value->mv_size >= CACHE_HEADER && bytes[0] == CACHE_FORMAT &&
-	    cache_le64(bytes + CACHE_TICK_AT) >= r->tick - recent)
+	if (cache_written_at(value->mv_data, value->mv_size) >= r->tick - recent)
 		return false;
 	MDB_val k = {CACHE_KEY_LEN, (void *)key}, v;
 	if (mdb_get(r->txn, r->s.uses_dbi, &k, &v) != 0 || v.mv_size != 8)

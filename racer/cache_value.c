@@ -131,6 +131,19 @@ enum cache_result cache_check(const struct grid *puzzle, const void *data, size_
 	return CACHE_HIT;
 }
 
+uint64_t cache_written_at(const void *value, size_t len)
+{
+	const uint8_t *b = value;
+	return len >= CACHE_HEADER && b[0] == CACHE_FORMAT ? cache_le64(b + CACHE_TICK_AT) : 0;
+}
+
+void cache_set_written_at(void *value, size_t len, uint64_t tick)
+{
+	uint8_t *b = value;
+	if (len >= CACHE_HEADER && b[0] == CACHE_FORMAT)
+		cache_put_le64(b + CACHE_TICK_AT, tick);
+}
+
 bool cache_keep_stored(const void *stored, size_t stored_len, const void *fresh, size_t fresh_len)
 {
 	struct {

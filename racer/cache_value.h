@@ -79,6 +79,11 @@ int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache
  * says why). */
 enum cache_result cache_check(const struct grid *puzzle, const void *data, size_t len,
 			      struct cache_entry *e, char *why, size_t whysz);
+/* When the value was written, as the LMDB store's tick (its writer sets
+ * it as it puts the value; a value's use is never older): 0 for one that
+ * does not say (format 1). */
+uint64_t cache_written_at(const void *value, size_t len);
+void cache_set_written_at(void *value, size_t len, uint64_t tick);
 /* Whether a stored value should stay rather than a fresh one for the same
  * key: it knows at least as much. A verified solution beats an unsat
  * claim; knowing uniqueness beats not knowing; a verdict with its provers

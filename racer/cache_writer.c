@@ -360,7 +360,7 @@ static void apply(MDB_txn *txn, struct write *w)
 			w->rc = rc == 0 ? set_use(txn, p, t, false) : rc == MDB_NOTFOUND ? 0 : rc;
 			break;
 		case OP_PUT:
-			cache_put_le64(value + CACHE_TICK_AT, t);
+			cache_set_written_at(value, p->len, t);
 			v.mv_data = value;
 			v.mv_size = p->len;
 			rc = mdb_put(txn, s.dbi, &k, &v, MDB_NOOVERWRITE);

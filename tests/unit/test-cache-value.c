@@ -43,6 +43,11 @@ int main(void)
 	ok(len == CACHE_HEADER + 162 && len == cache_value_len(p1, &e), "a solved 9x9 entry: %zu bytes", len);
 	ok(buf[0] == CACHE_FORMAT && buf[1] == 1 && buf[2] == 1 && buf[3] == 3, "format, verdict, uniqueness, box");
 	ok(cache_encode(p1, &e, buf, len - 1) == 0, "not into a buffer too small");
+	ok(cache_written_at(buf, len) == 0, "written at: not yet said");
+	cache_set_written_at(buf, len, 123456789);
+	ok(cache_written_at(buf, len) == 123456789 && buf[CACHE_TICK_AT] == (123456789 & 0xff),
+	   "written at: the tick, in its place");
+	ok(cache_written_at(buf, CACHE_HEADER - 1) == 0, "written at: a value too short does not say");
 	ok(cache_decode(buf, len, back, &d, why, sizeof why) == 1, "decoded");
 	ok(d.verdict == V_SOLVED && d.uniq == UNIQ_UNIQUE && d.ms == 1.5 && strcmp(d.winner, "cp") == 0 &&
 	   strcmp(d.provers, "cp,dlx") == 0 && strcmp(d.version, PACKAGE_VERSION) == 0,
