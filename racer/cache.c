@@ -190,7 +190,8 @@ static void answered(const struct cmsg *m)
 	struct grid *puzzle = &room.grid;
 	struct cache_entry e;
 	struct cache_asked asked;
-	asked_pop(&asked, puzzle);
+	/* the puzzle only where a value found is checked against it */
+	asked_pop(&asked, m->type == CM_HIT ? puzzle : NULL);
 	answers++;
 	char why[GRID_ERR_MAX + 64];
 	enum cache_result r = CACHE_MISS;

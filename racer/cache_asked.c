@@ -78,7 +78,8 @@ void asked_pop(struct cache_asked *out, struct grid *puzzle)
 {
 	const struct entry *e = &entries[head++];
 	*out = e->asked;
-	grid_from_cells(puzzle, e->box, cells + e->at);
+	if (puzzle)
+		grid_from_cells(puzzle, e->box, cells + e->at);
 	reset_if_empty();
 }
 

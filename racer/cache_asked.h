@@ -23,7 +23,7 @@ bool asked_any(void);
 /* The oldest look-up's seq; asked_any() first. */
 uint64_t asked_oldest_seq(void);
 /* Takes the oldest look-up off: its seq and key in *out, its puzzle in
- * *puzzle (room for any grid). */
+ * *puzzle (room for any grid) unless puzzle is NULL. */
 void asked_pop(struct cache_asked *out, struct grid *puzzle);
 /* Takes every look-up off, oldest first, through fn. */
 void asked_drain(void (*fn)(uint64_t seq));
