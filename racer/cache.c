@@ -155,18 +155,13 @@ static void on_end(const struct link *h, const char *broken)
 
 /* --- look-ups --- */
 
+/* A look-up answered as a miss without the store (it is gone): from the
+ * loop's next turn, as the answer may be found inside a call of the
+ * race's. */
 static void missed(uint64_t seq)
 {
 	stats_cache_add(CC_MISSES, 1);
 	store_reply_later(seq, CACHE_MISS, NULL, NULL);
-}
-
-/* Every look-up in flight, answered as a miss (the store is gone): from
- * the loop's next turn, as the answer may be found inside a call of the
- * race's. */
-static void asked_all_missed(void)
-{
-	asked_drain(missed);
 }
 
 static void send_soon(void);
@@ -348,14 +343,13 @@ static void store_failed(enum cmsg_fail kind, const char *why)
 		set_aside(text, fail_msg, sizeof fail_msg);
 	else
 		snprintf(fail_msg, sizeof fail_msg, "%s", text);
-	asked_all_missed();
+	asked_drain(missed); /* every look-up in flight */
 	if (watch_ev)
 		event_del(watch_ev);
 	if (!opening && !quiet && !failed_once)
 		warn("cache: %s; going on without the cache", fail_msg);
 	failed_once = true;
 }
-
 
 /* link_wait, and silence past ms a failure of the store: "DIR: what in N s". */
 static int wait_or_fail(struct link *l, int ms, bool (*done)(void), const char *what)
@@ -444,8 +438,7 @@ void cache_batch_end(void)
 void cache_lookup(uint64_t seq, const struct grid *puzzle)
 {
 	if (!enabled) {
-		stats_cache_add(CC_MISSES, 1);
-		store_reply_later(seq, CACHE_MISS, NULL, NULL);
+		missed(seq);
 		return;
 	}
 	uint8_t key[CACHE_KEY_LEN];
