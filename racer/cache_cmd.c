@@ -536,8 +536,8 @@ static int cmd_import(const char *dir, int nargs, char **args)
 		free(files);
 		return 2;
 	}
-	union grid_room *puzzle = xmalloc(sizeof *puzzle);
-	struct cache_entry *e = xmalloc(sizeof *e);
+	union grid_room puzzle;
+	struct cache_entry e;
 	struct import_counts n = {0};
 	struct claims claims = {NULL, 0, 0};
 	int status = 0;
@@ -585,24 +585,22 @@ static int cmd_import(const char *dir, int nargs, char **args)
 					PROGRAM, shown, EXPORT_HEADER, EXPORT_VERSION);
 			first = false;
 			char why[GRID_ERR_MAX + 32];
-			if (parse_line(p, &puzzle->grid, e, why, sizeof why) < 0) {
+			if (parse_line(p, &puzzle.grid, &e, why, sizeof why) < 0) {
 				fprintf(stderr, "%s: cache import: %s: line %ld: %s\n", PROGRAM, shown, lineno, why);
 				n.rejected++;
 				continue;
 			}
 			n.read++;
-			if (!trust && (e->verdict == V_UNSAT || e->uniq != UNIQ_UNKNOWN))
-				add_claim(&claims, &puzzle->grid, e);
+			if (!trust && (e.verdict == V_UNSAT || e.uniq != UNIQ_UNKNOWN))
+				add_claim(&claims, &puzzle.grid, &e);
 			else
-				cache_put(&puzzle->grid, e);
+				cache_put(&puzzle.grid, &e);
 		}
 		if (in != stdin)
 			fclose(in);
 	}
 	free(line);
 	free(files);
-	free(puzzle);
-	free(e);
 	settle_claims(&claims, &n);
 	free(claims.v);
 	bool ok = cache_finish() == 0;
