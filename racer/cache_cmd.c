@@ -357,9 +357,7 @@ static void add_claim(struct claims *c, const struct grid *puzzle, const struct 
 {
 	if (c->n == c->cap) {
 		c->cap = c->cap ? 2 * c->cap : 16;
-		c->v = realloc(c->v, c->cap * sizeof *c->v);
-		if (!c->v)
-			die("out of memory");
+		c->v = xrealloc(c->v, c->cap * sizeof *c->v);
 	}
 	c->v[c->n].puzzle = grid_dup(puzzle);
 	c->v[c->n].e = *e;
