@@ -446,11 +446,6 @@ void workers_setup_listing(char *const *lists, int nlists)
 	}
 }
 
-/* --list-workers' table, within 80 columns: a label too wide has a line
- * of its own; the status is wrapped at words under its column, and an
- * available worker's program is on the line below. Sizes are grids' sides,
- * as every other text says them (4x4-64x64). With --json, an object a
- * worker on a line. */
 /* The sizes an entry's hello said, "4x4-64x64". */
 static void sizes_text(const struct worker_spec *s, char *buf, size_t size)
 {
@@ -458,6 +453,11 @@ static void sizes_text(const struct worker_spec *s, char *buf, size_t size)
 		 s->max_box * s->max_box);
 }
 
+/* --list-workers' table, within 80 columns: a label too wide has a line
+ * of its own; the status is wrapped at words under its column, and an
+ * available worker's program is on the line below. Sizes are grids' sides,
+ * as every other text says them (4x4-64x64). With --json, an object a
+ * worker on a line. */
 static void listing_json(void)
 {
 	struct jsonw w = {0};
