@@ -86,15 +86,13 @@ void worker_progress(struct worker_ctx *ctx, const char *fmt, ...)
 	uint64_t now = now_ns();
 	ctx->next_progress_ns = now + ctx->progress_ns;
 	if (opt.protocol) {
-		char line[sizeof fields + PROTO_ID_MAX + 16];
-		if (!ctx->speaker) {
-			send_msg(line, msg_write_progress(line, sizeof line, ctx->id, fields), false);
-			return;
-		}
+		/* a batch's speaks for one of its requests, or for none */
 		pthread_mutex_lock(&out_lock);
-		const char *id = ctx->speaker(ctx);
-		if (id)
+		const char *id = ctx->speaker ? ctx->speaker(ctx) : ctx->id;
+		if (id) {
+			char line[sizeof fields + PROTO_ID_MAX + 16];
 			send_msg_locked(line, msg_write_progress(line, sizeof line, id, fields));
+		}
 		pthread_mutex_unlock(&out_lock);
 	} else {
 		pthread_mutex_lock(&out_lock);
