@@ -28,47 +28,22 @@ static int failing(int fd)
 {
 	return getenv("EIO_STORE") && is_store(fd);
 }
-ssize_t pwrite(int fd, const void *b, size_t n, off_t o)
-{
-	static ssize_t (*real)(int, const void *, size_t, off_t);
-	if (!real)
-		real = dlsym(RTLD_NEXT, "pwrite");
-	if (failing(fd)) {
-		errno = EIO;
-		return -1;
+/* name, with its parameters and the call's arguments: fails with EIO on
+ * the store while EIO_STORE is set, else calls the C library's */
+#define FAILING_ON_STORE(type, name, params, args)               \
+	type name params                                         \
+	{                                                        \
+		static type(*real) params;                       \
+		if (!real)                                       \
+			real = dlsym(RTLD_NEXT, #name);          \
+		if (failing(fd)) {                               \
+			errno = EIO;                             \
+			return -1;                               \
+		}                                                \
+		return real args;                                \
 	}
-	return real(fd, b, n, o);
-}
-ssize_t pwritev(int fd, const struct iovec *v, int c, off_t o)
-{
-	static ssize_t (*real)(int, const struct iovec *, int, off_t);
-	if (!real)
-		real = dlsym(RTLD_NEXT, "pwritev");
-	if (failing(fd)) {
-		errno = EIO;
-		return -1;
-	}
-	return real(fd, v, c, o);
-}
-ssize_t writev(int fd, const struct iovec *v, int c)
-{
-	static ssize_t (*real)(int, const struct iovec *, int);
-	if (!real)
-		real = dlsym(RTLD_NEXT, "writev");
-	if (failing(fd)) {
-		errno = EIO;
-		return -1;
-	}
-	return real(fd, v, c);
-}
-int fdatasync(int fd)
-{
-	static int (*real)(int);
-	if (!real)
-		real = dlsym(RTLD_NEXT, "fdatasync");
-	if (failing(fd)) {
-		errno = EIO;
-		return -1;
-	}
-	return real(fd);
-}
+
+FAILING_ON_STORE(ssize_t, pwrite, (int fd, const void *b, size_t n, off_t o), (fd, b, n, o))
+FAILING_ON_STORE(ssize_t, pwritev, (int fd, const struct iovec *v, int c, off_t o), (fd, v, c, o))
+FAILING_ON_STORE(ssize_t, writev, (int fd, const struct iovec *v, int c), (fd, v, c))
+FAILING_ON_STORE(int, fdatasync, (int fd), (fd))
