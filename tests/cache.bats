@@ -560,13 +560,21 @@ writer_of() {
 	return 1
 }
 
-@test "a writer that falls behind: the input waits for it, every answer is kept, memory flat" {
-	skip_if_wrapped "stops the racer's writer process by its pid"
-	"$GENERATE" --box=3 --keep=0.6 --count=100000 --seed=11 | grep -v '^#' >"$T/p"
+# race_writer_stopped COUNT SEED: a race of COUNT easy puzzles in the
+# background (answers in $T/out, messages in $T/err), its store's writer
+# stopped: sets racer and writer, the caller's locals.
+race_writer_stopped() {
+	"$GENERATE" --box=3 --keep=0.6 --count="$1" --seed="$2" | grep -v '^#' >"$T/p"
 	sudoku-race --stats --workers cp "$T/p" >"$T/out" 2>"$T/err" &
-	local racer=$! writer hwm
+	racer=$!
 	writer=$(writer_of "$racer")
 	kill -STOP "$writer"
+}
+
+@test "a writer that falls behind: the input waits for it, every answer is kept, memory flat" {
+	skip_if_wrapped "stops the racer's writer process by its pid"
+	local racer writer hwm
+	race_writer_stopped 100000 11
 	sleep 1.5
 	hwm=$(awk '/^VmHWM/ { print $2 }' "/proc/$racer/status")
 	kill -CONT "$writer"
@@ -584,11 +592,8 @@ writer_of() {
 
 @test "a writer that takes nothing: the run is not stopped by it; its writes are dropped and counted" {
 	skip_if_wrapped "stops the racer's writer process by its pid"
-	"$GENERATE" --box=3 --keep=0.6 --count=60000 --seed=12 | grep -v '^#' >"$T/p"
-	sudoku-race --stats --workers cp "$T/p" >"$T/out" 2>"$T/err" &
-	local racer=$! writer i
-	writer=$(writer_of "$racer")
-	kill -STOP "$writer"
+	local racer writer i
+	race_writer_stopped 60000 12
 	# every answer comes while the writer is stopped
 	for i in $(seq 1 600); do
 		[ "$(wc -l <"$T/out")" -eq 60000 ] && break
