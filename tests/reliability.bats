@@ -167,9 +167,7 @@ setup() {
 	fake="$(slowpoke 30):cancel-lags=0.5/1.4"
 	status=0
 	race --stats --schedule all --grace 1 --workers cp,"$fake" >"$T/out" 2>"$T/err" < <(
-		head -n 1 "$T/in"
-		poll 10 said_hello fake-slowpoke || true
-		tail -n +2 "$T/in" | while read -r line; do
+		feed_after "$T/in" said_hello fake-slowpoke | while read -r line; do
 			echo "$line"
 			sleep 0.3
 		done
