@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <stdbool.h>
-#include <stdlib.h>
 
 #include "fullgrid.h"
 #include "shuffle.h"
@@ -75,20 +74,20 @@ static void random_symmetry(struct rng *r, const struct grid *g, struct grid *ou
 
 int fullgrid_make(struct rng *starts, struct rng *shuffles, int box, struct grid *out)
 {
-	struct grid *start = grid_new(box), *full = grid_new(box);
-	int n;
+	/* rooms for a grid of any size, used again by every call */
+	static union grid_room start_room, full_room;
+	struct grid *start = &start_room.grid, *full = &full_room.grid;
 	for (;;) {
 		diagonal_start(starts, box, start);
 		/* one solution is enough: the search's restarts keep it fast */
-		n = solver_count(start, 1, 0, full);
-		if (n == 1 || n < 0)
+		int n = solver_count(start, 1, 0, full);
+		if (n == 1)
 			break;
+		if (n < 0)
+			return -1;
 		/* no solution: only 4x4 starts can have none (two diagonal boxes
 		 * whose rows leave a column no value); draw another */
 	}
-	if (n == 1)
-		random_symmetry(shuffles, full, out);
-	free(start);
-	free(full);
-	return n == 1 ? 0 : -1;
+	random_symmetry(shuffles, full, out);
+	return 0;
 }

@@ -18,13 +18,10 @@
  * another level is drawn again, up to attempts times. */
 #include "config.h"
 
-#include <stdlib.h>
-
 #include "fullgrid.h"
 #include "generator.h"
 #include "shuffle.h"
 #include "solver.h"
-#include "lib/common.h"
 
 /* The images of cell (row, col) under the symmetry, itself first; returns
  * how many (1, 2 or 4, fewer where they coincide). */
@@ -70,11 +67,9 @@ static int images(enum symmetry sym, int side, int row, int col, int *out)
  * one solution: every step was a deduction. */
 static bool logic_solves(const struct grid *puzzle, int cap)
 {
-	struct rating *rating = xmalloc(sizeof *rating);
+	static struct rating rating;
 	struct rate_options ro = {.max_level = cap};
-	bool solves = rate_puzzle(puzzle, &ro, rating) == 0;
-	free(rating);
-	return solves;
+	return rate_puzzle(puzzle, &ro, &rating) == 0;
 }
 
 /* Has the puzzle one solution? sudoku-cp's search counts to two within
@@ -122,6 +117,8 @@ static void dig(const struct generator_request *rq, enum symmetry sym, int cap, 
 int generator_make(const struct generator_request *rq, struct rng *r, struct grid *puzzle,
 		   struct generator_result *res)
 {
+	static union grid_room full_room; /* room for a grid of any size */
+	struct grid *full = &full_room.grid;
 	/* up to hard, the techniques of the level dig (pass 0); expert and
 	 * extreme puzzles are dug by the search alone (pass 1), as the
 	 * techniques' minimal puzzles seldom leave it a given to take; any
@@ -131,37 +128,23 @@ int generator_make(const struct generator_request *rq, struct rng *r, struct gri
 		cap = rq->level, last = 0;
 	else if (rq->level >= LEVEL_EXPERT)
 		first = 1;
-	struct grid *full = grid_new(rq->box);
-	int made;
 	for (res->attempts = 1;; res->attempts++) {
-		if (fullgrid_make(r, r, rq->box, full) < 0) {
-			made = -1;
-			break;
-		}
+		if (fullgrid_make(r, r, rq->box, full) < 0)
+			return -1;
 		enum symmetry sym = rq->symmetry;
 		if (sym == SYM_RANDOM)
 			sym = (enum symmetry)(SYM_ROTATE180 + shuffle_below(r, SYM_RANDOM - SYM_ROTATE180));
 		dig(rq, sym, cap, first, last, r, full, puzzle);
-		if (rq->level == LEVEL_NONE) {
-			made = 0;
-			break;
-		}
+		if (rq->level == LEVEL_NONE)
+			return 0;
 		struct rate_options ro = {
 			.max_level = LEVEL_EXTREME, .max_guesses = rate_default_guesses(puzzle->cells),
 		};
-		if (rate_puzzle(puzzle, &ro, &res->rating) == -2) {
-			made = -1;
-			break;
-		}
-		if (res->rating.level == rq->level) {
-			made = 0;
-			break;
-		}
-		if (res->attempts >= rq->attempts) {
-			made = 1;
-			break;
-		}
+		if (rate_puzzle(puzzle, &ro, &res->rating) == -2)
+			return -1;
+		if (res->rating.level == rq->level)
+			return 0;
+		if (res->attempts >= rq->attempts)
+			return 1;
 	}
-	free(full);
-	return made;
 }
