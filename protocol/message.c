@@ -140,7 +140,7 @@ int msg_parse(char *line, size_t len, struct msg *m, char *err, size_t errsz)
 		words[nwords++] = p;
 		p = word_end(p, line, end);
 		if (nwords == 1)
-			len0 = (size_t)(p - line);
+			len0 = (size_t)(p - words[0]);
 		if (p == end)
 			break;
 		if (*p != ' ') {
@@ -155,7 +155,6 @@ int msg_parse(char *line, size_t len, struct msg *m, char *err, size_t errsz)
 		return -1;
 	}
 	m->word = words[0];
-	len0 -= (size_t)(words[0] - line);
 	bool has_id;
 	m->type = msg_type_of(words[0], len0, &has_id);
 	if (m->type == MSG_UNKNOWN)
