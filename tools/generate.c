@@ -6,7 +6,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,6 @@
 #include "lib/common.h"
 #include "lib/number.h"
 #include "lib/grid.h"
-
 
 static const char *const symmetry_names[SYM_COUNT] = {
 	"none", "rotate180", "rotate90", "mirror", "flip", "diagonal", "random",

@@ -8,12 +8,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "lib/answer.h"
 #include "lib/common.h"
@@ -23,7 +21,6 @@
 #include "rater.h"
 #include "solver.h"
 #include "workers/line_reader.h"
-
 
 static struct {
 	bool json;
