@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <stddef.h>
 #include <stdio.h>

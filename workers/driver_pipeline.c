@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdarg.h>
