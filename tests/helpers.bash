@@ -129,6 +129,15 @@ feed_after() {
 	tail -n +2 "$file"
 }
 
+# run_files COMMAND...: as bats's run --separate-stderr (status, output,
+# stderr), with the caller's standard input (a feed_after, say) and the
+# output in files on the way ($T/out, $T/err), which a feed may watch.
+run_files() {
+	status=0
+	"$@" >"$T/out" 2>"$T/err" || status=$?
+	output=$(cat "$T/out") stderr=$(cat "$T/err")
+}
+
 # Standard input's --help with each option's wrapped lines (those indented
 # to the help column, 25) joined to the option's, one option a line.
 unwrap_help() {

@@ -279,10 +279,8 @@ json_field() {
 	for i in 1 2; do cat "$DATA/easy9.txt"; done >"$T/in"
 	for i in 1 2; do cat "$DATA/easy9.solutions"; done >"$T/expected"
 	SECONDS=0
-	status=0
-	race --stats --grace 0.1 --workers fake-hanger,"$(slowpoke 0.1)" >"$T/out" 2>"$T/err" \
-		< <(feed_after "$T/in" said_hello fake-hanger) || status=$?
-	output=$(cat "$T/out") stderr=$(cat "$T/err")
+	run_files race --stats --grace 0.1 --workers fake-hanger,"$(slowpoke 0.1)" \
+		< <(feed_after "$T/in" said_hello fake-hanger)
 	assert_success
 	assert_equal "$output" "$(cat "$T/expected")"
 	[ "$(stat_of fake-hanger killed <<<"$stderr")" -ge 1 ]
@@ -365,10 +363,9 @@ json_field() {
 	# beside two busy loops, and once in 5 runs of make check.
 	# (answers and verdicts in files: run's array of their lines took 10 s)
 	xz -dc "$top_srcdir/puzzles/9x9/puzzles2_17_clue.xz" | grep -v '^#' >"$T/in"
-	status=0
-	race -j 2 --stats "$T/in" >"$T/out" 2>"$T/err" || status=$?
-	assert_equal "$status" 0
-	[[ $(cat "$T/err") == *"processes started: cp x2"* ]]
+	run_files race -j 2 --stats "$T/in"
+	assert_success
+	[[ $stderr == *"processes started: cp x2"* ]]
 	verify "$T/in" "$T/out" >"$T/verified" || true
 	grep -qx "$(wc -l <"$T/in") ok, 0 none, 0 wrong" "$T/verified"
 }

@@ -165,14 +165,12 @@ setup() {
 	for i in 1 2 3 4; do cat "$DATA/easy9.txt"; done >"$T/in"
 	for i in 1 2 3 4; do cat "$DATA/easy9.solutions"; done >"$T/expected"
 	fake="$(slowpoke 30):cancel-lags=0.5/1.4"
-	status=0
-	race --stats --schedule all --grace 1 --workers cp,"$fake" >"$T/out" 2>"$T/err" < <(
+	run_files race --stats --schedule all --grace 1 --workers cp,"$fake" < <(
 		feed_after "$T/in" said_hello fake-slowpoke | while read -r line; do
 			echo "$line"
 			sleep 0.3
 		done
-	) || status=$?
-	output=$(cat "$T/out") stderr=$(cat "$T/err")
+	)
 	[ "$status" -eq 0 ]
 	assert_equal "$output" "$(cat "$T/expected")"
 	# it acknowledged cancels slower than --grace, and was never killed

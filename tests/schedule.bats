@@ -112,10 +112,8 @@ summary() {
 	# most): one of them is sent to it, and finds its input closed. (All
 	# at once, a closer that said hello 0.3 s late, as on a loaded machine,
 	# was sent nothing: the slowpoke had answered them all.)
-	status=0
-	race --stats --schedule=all --workers fake-closer,"$(slowpoke 0.1)" >"$T/out" 2>"$T/err" \
-		< <(feed_after "$DATA/easy9.txt" said_hello fake-closer) || status=$?
-	output=$(cat "$T/out") stderr=$(cat "$T/err")
+	run_files race --stats --schedule=all --workers fake-closer,"$(slowpoke 0.1)" \
+		< <(feed_after "$DATA/easy9.txt" said_hello fake-closer)
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	[ "$(stat_of fake-closer died <<<"$stderr")" -ge 1 ]
@@ -133,10 +131,8 @@ summary() {
 	# until it was left out (10 s at most), not only for the slowpoke's
 	# 0.3 s on each: four starts of a slow machine took longer than that
 	# (with each start 0.3 s late the test failed every time)
-	status=0
-	race --workers fake-dier,"$(slowpoke 0.3)" >"$T/out" 2>"$T/err" \
-		< <(feed_after "$DATA/easy9.txt" grep -q 'fake-dier.*left out' "$T/err") || status=$?
-	output=$(cat "$T/out") stderr=$(cat "$T/err")
+	run_files race --workers fake-dier,"$(slowpoke 0.3)" \
+		< <(feed_after "$DATA/easy9.txt" grep -q 'fake-dier.*left out' "$T/err")
 	assert_success
 	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
 	[ "$(grep -c "fake-dier.*left out" <<<"$stderr")" -eq 1 ]

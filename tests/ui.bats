@@ -148,10 +148,8 @@ in_terminal() {
 	# the lines until then cannot know the total. (Not a fixed 0.5 s: a
 	# racer slower to start than that read the three lines and their end
 	# at once, and knew the total from its first line on.)
-	status=0
-	sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.05)" >"$T/out" 2>"$T/err" \
-		< <(feed_after "$DATA/easy9.txt" grep -q '^sudoku-race: progress: ' "$T/err") || status=$?
-	output=$(cat "$T/out") stderr=$(cat "$T/err")
+	run_files sudoku-race --no-cache --progress --progress-ms 1 --workers "$(slowpoke 0.05)" \
+		< <(feed_after "$DATA/easy9.txt" grep -q '^sudoku-race: progress: ' "$T/err")
 	assert_success
 	[[ $stderr == *"sudoku-race: progress: "[0-1]"/? puzzles, "* ]]
 	[[ $(last_message <<<"$stderr") == "sudoku-race: 3 puzzles answered in "* ]]
