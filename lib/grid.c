@@ -50,16 +50,16 @@ struct grid *grid_new(int box)
 	return g;
 }
 
-struct grid *grid_dup(const struct grid *g)
-{
-	struct grid *d = xmalloc(grid_bytes(g));
-	memcpy(d, g, grid_bytes(g));
-	return d;
-}
-
 void grid_copy(struct grid *to, const struct grid *from)
 {
 	memcpy(to, from, grid_bytes(from));
+}
+
+struct grid *grid_dup(const struct grid *g)
+{
+	struct grid *d = xmalloc(grid_bytes(g));
+	grid_copy(d, g);
+	return d;
 }
 
 int grid_box_for_side(int side)
