@@ -18,7 +18,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,7 +300,7 @@ static int parse_line(char *line, struct grid *puzzle, struct cache_entry *e, ch
 		snprintf(why, whysz, "the puzzle: %s", err);
 		return -1;
 	}
-	memset(e, 0, offsetof(struct cache_entry, solution));
+	cache_entry_clear(e);
 	e->uniq = UNIQ_UNKNOWN;
 	if (strcmp(aw, "unsat") == 0) {
 		e->verdict = V_UNSAT;

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lib/grid.h"
 #include "racer/outcome.h"
@@ -53,6 +54,12 @@ struct cache_entry {
 	char provers[CACHE_PROVERS_MAX];
 	GRID_MEMBER(solution); /* V_SOLVED; last */
 };
+
+/* e's fields cleared, all but the solution's room (4 kB): an entry to fill */
+static inline void cache_entry_clear(struct cache_entry *e)
+{
+	memset(e, 0, offsetof(struct cache_entry, solution));
+}
 
 /* What a look-up found: an entry verified against the puzzle, nothing (or
  * a value of a newer racer's format), or a bad value (dropped); or

@@ -4,7 +4,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stddef.h>
 #include <string.h>
 
 #include <event2/event.h>
@@ -140,7 +139,7 @@ static void remember(struct puzzle *pz, enum verdict v)
 	if (!store_enabled() || v == V_CLASH || (!proved && v == V_UNSAT))
 		return;
 	struct cache_entry e;
-	memset(&e, 0, offsetof(struct cache_entry, solution));
+	cache_entry_clear(&e);
 	e.verdict = v == V_UNSAT ? V_UNSAT : V_SOLVED;
 	e.uniq = !proved ? UNIQ_UNKNOWN : v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq;
 	e.ms = pz->winner_ms;
