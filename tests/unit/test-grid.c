@@ -126,6 +126,14 @@ int main(void)
 	ok(memcmp(g->cell, h->cell, 81) == 0, "same cells with '0' blanks");
 	grid_format(h, &nt2, buf, sizeof buf);
 	is_str(buf, zeros, "'0' blanks come back as '0'");
+	char unders[82];
+	for (int i = 0; i < 81; i++)
+		unders[i] = easy[i] == '.' ? '_' : easy[i];
+	unders[81] = 0;
+	/* not a plain line: the one-pass read fails part way, the general one
+	 * reads it from a blank grid */
+	ok(parse(unders, h, &nt2, err) == 0 && nt2.blank == '_' && memcmp(g->cell, h->cell, 81) == 0,
+	   "'_' blanks: the same cells");
 	h->cell[80] = 12; /* not a 9x9 value: '?', in the last, unaligned cell too */
 	h->cell[15] = 10;
 	grid_format(h, &nt2, buf, sizeof buf);
