@@ -3,6 +3,7 @@
 
 #include "message.h"
 #include "lib/grid_internal.h"
+#include "lib/number.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -694,11 +695,9 @@ static void put_str(struct line_out *o, const char *s)
 
 static void put_u64(struct line_out *o, uint64_t v)
 {
-	char digits[24], *d = digits + sizeof digits;
-	do
-		*--d = (char)('0' + v % 10);
-	while ((v /= 10));
-	put(o, d, (size_t)(digits + sizeof digits - d));
+	char digits[U64_DECIMAL_SIZE];
+	const char *d = u64_decimal(v, digits);
+	put(o, d, (size_t)(digits + sizeof digits - 1 - d));
 }
 
 static void put_long(struct line_out *o, long v)

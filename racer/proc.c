@@ -16,6 +16,7 @@
 #include <event2/bufferevent.h>
 #include <event2/event.h>
 
+#include "lib/number.h"
 #include "racer/attempt.h"
 #include "racer/options.h"
 #include "racer/proc.h"

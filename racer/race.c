@@ -8,6 +8,7 @@
 
 #include <event2/event.h>
 
+#include "lib/number.h"
 #include "racer/attempt.h"
 #include "racer/options.h"
 #include "racer/pool.h"

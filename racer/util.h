@@ -20,20 +20,6 @@
 struct evbuffer;
 ssize_t read_into(struct evbuffer *buf, int fd, size_t most);
 
-/* v in decimal, NUL-ended, at the end of buf; returns where it begins.
- * The ids of solve and cancel lines: snprintf's "%llu" took 700
- * instructions a cancel. */
-#define U64_DECIMAL_SIZE 21
-static inline const char *u64_decimal(uint64_t v, char buf[U64_DECIMAL_SIZE])
-{
-	char *d = &buf[U64_DECIMAL_SIZE - 1];
-	*d = '\0';
-	do
-		*--d = (char)('0' + v % 10);
-	while ((v /= 10));
-	return d;
-}
-
 /* print_wrapped for the racer's messages: from column at, lines after the
  * first from indent, broken after a clause where one ends late enough. */
 static inline void racer_wrapped(FILE *f, const char *text, int at, int indent)
