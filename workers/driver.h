@@ -108,7 +108,8 @@ void batch_results_free(struct batch_results *br);
 
 /* driver_out.c */
 extern pthread_mutex_t out_lock;
-extern atomic_bool answers_waiting;
+/* Final answers held in the buffer, not yet written (see send_msg). */
+extern atomic_long answers_held;
 void flush_answers(void);
 /* A line from the codec (msg_write_*'s length); later: a final answer. */
 void send_msg(const char *line, int len, bool later);

@@ -18,7 +18,7 @@ bool worker_should_stop(struct worker_ctx *ctx)
 {
 	/* a search long enough to poll: the answers before it go out now, so
 	 * that the racer's clock of this puzzle starts when it does */
-	if (atomic_load_explicit(&answers_waiting, memory_order_relaxed))
+	if (atomic_load_explicit(&answers_held, memory_order_relaxed))
 		flush_answers();
 	if (atomic_load_explicit(&ctx->stop, memory_order_relaxed))
 		return true;

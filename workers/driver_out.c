@@ -15,14 +15,16 @@
 
 pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Answers waiting in the buffer below (see send_answer). */
-atomic_bool answers_waiting;
+/* Answers waiting in the buffer below (see send_buf). */
+atomic_long answers_held;
 
 /* Protocol mode: whole lines to standard output, never split between two
  * writers. Final answers may wait in a buffer while more puzzles are queued
  * (one write, and one wake-up of the racer, for a run of easy puzzles); it
- * is written out before the solver waits for work, when it grows large, and
- * before any other line (progress, cancel acknowledgements, pong). */
+ * is written out once it outnumbers the puzzles left in the queue (the
+ * plain solver's check), before the solver waits for work, when it grows
+ * large, and before any other line (progress, cancel acknowledgements,
+ * pong). */
 static char answers[32768];
 static size_t answers_len;
 
@@ -47,7 +49,7 @@ static void flush_answers_locked(void)
 	if (answers_len)
 		write_all(answers, answers_len);
 	answers_len = 0;
-	atomic_store_explicit(&answers_waiting, false, memory_order_relaxed);
+	atomic_store_explicit(&answers_held, 0, memory_order_relaxed);
 }
 
 void flush_answers(void)
@@ -65,7 +67,9 @@ static void send_buf(const char *buf, size_t n, bool later)
 			flush_answers_locked();
 		memcpy(answers + answers_len, buf, n);
 		answers_len += n;
-		atomic_store_explicit(&answers_waiting, true, memory_order_relaxed);
+		/* (only here, under out_lock: no read-modify-write needed) */
+		atomic_store_explicit(&answers_held, atomic_load_explicit(&answers_held, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
 	} else {
 		flush_answers_locked();
 		write_all(buf, n);

@@ -719,7 +719,15 @@ static void *plain_solver_main(void *arg)
 			run[n++] = j;
 		}
 		sl->n = n;
+		/* The answers held go out once they outnumber the puzzles left
+		 * queued: a racer that tops the queue up when it reads them
+		 * does so while this thread still has work. Held until the
+		 * queue ran dry, they went out as the solver went idle, and it
+		 * stayed idle while the racer read them and sent more. */
+		bool flush = atomic_load_explicit(&answers_held, memory_order_relaxed) > queue_len;
 		pthread_mutex_unlock(&queue_lock);
+		if (flush)
+			flush_answers();
 		for (int i = 0; i < n; i++)
 			answer_plain(sl, run[i]);
 	}
