@@ -384,24 +384,41 @@ static int open_fitting(struct lmdb_store *s, const struct cache_helper_args *a,
 	return rc == 0 ? 0 : rc;
 }
 
-/* A store whose pages reach past a smaller --cache-size given since: LMDB
- * maps no less than its pages, so the map would have no room left for a
- * transaction's page copies, not even those of the evictions that bring
- * the entries within the size (every write would fail, MDB_MAP_FULL).
- * The map is made half as large again; the entries are evicted down to
- * cap_pages as ever. (LMDB never shortens its file: `cache clear`
- * does.) */
+/* The map made half as large again (at most the address space there
+ * is), for a store without room for a transaction's page copies, not even
+ * those of the evictions that bring its entries within the size: every
+ * write would fail (MDB_MAP_FULL). LMDB maps no less than its pages, which
+ * a smaller --cache-size given since may not hold; and a store that grew to
+ * its pages under a larger size has none free. The entries are evicted
+ * down to cap_pages as ever. (LMDB never shortens its file: `cache clear`
+ * does.) Whether it grew. */
+static bool grow_map(struct lmdb_store *s, size_t need)
+{
+	size_t base = need > s->map_bytes ? need : s->map_bytes;
+	size_t room = map_room(), want = base + base / 2;
+	if (want > room)
+		want = room;
+	if (want <= s->map_bytes || mdb_env_set_mapsize(s->env, want) != 0)
+		return false;
+	s->map_bytes = want;
+	return true;
+}
+
 static void leave_room(struct lmdb_store *s)
 {
 	int fd;
 	off_t have, need;
-	if (!file_extent(s, &fd, &have, &need) || (size_t)need <= s->cap_bytes)
-		return;
-	size_t room = map_room(), want = (size_t)need + (size_t)need / 2;
-	if (want > room)
-		want = room;
-	if (want > s->map_bytes && mdb_env_set_mapsize(s->env, want) == 0)
-		s->map_bytes = want;
+	if (file_extent(s, &fd, &have, &need) && (size_t)need > s->cap_bytes)
+		grow_map(s, (size_t)need);
+}
+
+bool lmdb_make_room(struct lmdb_store *s)
+{
+	int fd;
+	off_t have, need;
+	/* once past the file's pages by half: more would not be for copies */
+	return file_extent(s, &fd, &have, &need) && s->map_bytes < (size_t)need + (size_t)need / 2 &&
+	       grow_map(s, (size_t)need);
 }
 
 int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full, enum cmsg_fail *kind,

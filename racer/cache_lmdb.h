@@ -71,6 +71,9 @@ void lmdb_age_key(uint64_t tick, uint8_t out[8]);
  * up. *was, when was is not NULL: the use before (0: none). */
 int lmdb_set_use(struct lmdb_store *s, MDB_txn *txn, const uint8_t key[CACHE_KEY_LEN], uint64_t tick, bool fresh,
 		 uint64_t *was);
+/* A writer whose evictions fail for want of room (MDB_MAP_FULL): the map
+ * grown past the file's pages, no transaction open. Whether it grew. */
+bool lmdb_make_room(struct lmdb_store *s);
 void lmdb_write_meta(struct lmdb_store *s, MDB_txn *txn, uint64_t tick, int *rc);
 /* The end of a write transaction: committed, and the file filled out to
  * its last page, unless *rc already says it failed (then abandoned). */

@@ -443,10 +443,15 @@ static int write_all(long *written, long *evicted)
 			long gone = (before.rc == 0 ? before.evicted : 0) + (e.rc == 0 ? e.evicted : 0) +
 				    (after.rc == 0 ? after.evicted : 0);
 			*evicted += gone;
-			/* full for one entry, with nothing more evicted: it
-			 * does not fit */
-			if (part == 1 && gone == 0)
-				return MDB_MAP_FULL;
+			/* full for one entry, with nothing more evicted: no
+			 * room for the evictions' page copies (a store full to
+			 * its pages), or it does not fit */
+			if (part == 1 && gone == 0) {
+				if (!lmdb_make_room(&s))
+					return MDB_MAP_FULL;
+				part = CHUNK;
+				continue;
+			}
 			part = part > 1 ? part / 2 : 1;
 			continue;
 		}

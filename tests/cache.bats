@@ -388,6 +388,26 @@ garble() {
 	[[ $(stat_line) != *"cache: 0 hits"* ]]
 }
 
+@test "--cache-size just the store's size, its pages all in use: entries are evicted, the run's answers written" {
+	# a store grown under the default size has no free page; at a size of
+	# just its file, not even an eviction had room for its page copies
+	"$GENERATE" --box=3 --keep=0.45 --number=1500 --seed=13 | grep -v '^#' >"$T/p"
+	head -n 1000 "$T/p" >"$T/a"
+	tail -n 500 "$T/p" >"$T/b"
+	sudoku-race "$T/a" >/dev/null
+	size=$(stat -c %s "$C/data.mdb")
+	run --separate-stderr sudoku-race --cache-size $((size / 1024))K --stats "$T/b"
+	assert_success
+	assert_equal "$(stat_line)" "sudoku-race: cache: 0 hits, 500 misses, 0 bad entries dropped, 500 written"
+	[[ $stderr != *"full"* ]]
+	echo "$output" >"$T/out"
+	all_solved "$T/b" "$T/out"
+	# the last written are kept: a second run finds some of them
+	run --separate-stderr sudoku-race --stats "$T/b"
+	assert_success
+	[[ $(stat_line) != *"cache: 0 hits"* ]]
+}
+
 @test "--cache-size takes K, M, G and refuses nonsense" {
 	run sudoku-race --cache-size 2M --stats "$DATA/easy9.txt"
 	assert_success
