@@ -214,7 +214,7 @@ void lmdb_write_meta(struct lmdb_store *s, MDB_txn *txn, uint64_t tick, int *rc)
 {
 	uint8_t m[META_LEN];
 	memcpy(m, META_MAGIC, 7);
-	m[7] = CACHE_FORMAT;
+	m[7] = CACHE_STORE_FORMAT;
 	cache_put_le64(m + 8, tick);
 	cache_put_le64(m + 16, s->cap_bytes);
 	MDB_val k = {sizeof META_KEY - 1, META_KEY}, v = {sizeof m, m};
@@ -270,7 +270,7 @@ static void check_store(struct lmdb_store *s, struct open_check *c)
 		mdb_txn_abort(txn);
 		return;
 	}
-	if (c->format > CACHE_FORMAT) {
+	if (c->format > CACHE_STORE_FORMAT) {
 		mdb_txn_abort(txn);
 		return;
 	}
@@ -481,7 +481,7 @@ int lmdb_open(struct lmdb_store *s, const struct cache_helper_args *a, bool full
 		snprintf(err, errsz, "%s", c.why[0] ? c.why : mdb_strerror(c.rc));
 		return -1;
 	}
-	if (c.rc == 0 && c.format > CACHE_FORMAT) {
+	if (c.rc == 0 && c.format > CACHE_STORE_FORMAT) {
 		snprintf(err, errsz, "%s: made by a newer sudoku-race (cache format %d)", a->dir, c.format);
 		return -1;
 	}

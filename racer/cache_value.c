@@ -26,14 +26,88 @@ static size_t header_len(const uint8_t *b)
 	return b[0] == 1 ? CACHE_HEADER_V1 : CACHE_HEADER;
 }
 
+/* --- format 3 (cache_value.h has the layout) --- */
+
+#define V3_TICK_AT 8
+#define V3_LENS_AT 16 /* the names' lengths: winner, version, provers */
+#define V3_HEADER 19
+
+/* Bits a cell takes: enough for 0 to the side (4 for a 9x9 grid). */
+static int cell_bits(int side)
+{
+	int w = 1;
+	while ((1 << w) <= side)
+		w++;
+	return w;
+}
+
+static size_t mask_len(size_t cells)
+{
+	return (cells + 7) / 8;
+}
+
+static size_t packed_len(size_t cells, int side)
+{
+	return (cells * (size_t)cell_bits(side) + 7) / 8;
+}
+
+/* The cells, w bits each, low bits first. */
+static void pack(const uint8_t *cells, size_t n, int w, uint8_t *out)
+{
+	uint32_t acc = 0;
+	int held = 0;
+	for (size_t i = 0; i < n; i++) {
+		acc |= (uint32_t)cells[i] << held;
+		for (held += w; held >= 8; held -= 8, acc >>= 8)
+			*out++ = (uint8_t)acc;
+	}
+	if (held)
+		*out = (uint8_t)acc;
+}
+
+/* pack's inverse; false when a value is over max or a padding bit is set
+ * (a value no racer wrote). */
+static bool unpack(const uint8_t *in, size_t n, int w, int max, uint8_t *cells)
+{
+	uint32_t acc = 0, bad = 0;
+	int held = 0;
+	const uint32_t value_mask = (1u << w) - 1;
+	for (size_t i = 0; i < n; i++) {
+		if (held < w) {
+			acc |= (uint32_t)*in++ << held;
+			held += 8;
+		}
+		uint32_t v = acc & value_mask;
+		bad |= v > (uint32_t)max;
+		cells[i] = (uint8_t)v;
+		acc >>= w;
+		held -= w;
+	}
+	return !bad && acc == 0;
+}
+
+static size_t name_len(const char *name, size_t most)
+{
+	return strnlen(name, most);
+}
+
 size_t cache_value_max(void)
 {
+	/* format 2's longest: format 3 is shorter */
 	return CACHE_HEADER + 2 * (size_t)GRID_MAX_CELLS;
+}
+
+static const char *version_of(const struct cache_entry *e)
+{
+	return e->version[0] ? e->version : PACKAGE_VERSION;
 }
 
 size_t cache_value_len(const struct grid *puzzle, const struct cache_entry *e)
 {
-	return CACHE_HEADER + (size_t)puzzle->cells * (e->verdict == V_SOLVED ? 2 : 1);
+	size_t cells = (size_t)puzzle->cells;
+	return V3_HEADER + name_len(e->winner, 16) + name_len(version_of(e), 16) +
+	       name_len(e->provers, CACHE_PROVERS_MAX - 1) + packed_len(cells, puzzle->side) +
+	       (e->verdict == V_SOLVED ? mask_len(cells) : 0);
 }
 
 size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint8_t *buf,
@@ -43,7 +117,7 @@ size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint
 	size_t len = cache_value_len(puzzle, e);
 	if (len > bufsz)
 		return 0;
-	memset(buf, 0, CACHE_HEADER);
+	memset(buf, 0, V3_HEADER);
 	buf[0] = CACHE_FORMAT;
 	buf[1] = e->verdict == V_SOLVED ? VERDICT_SOLVED : VERDICT_UNSAT;
 	buf[2] = (uint8_t)e->uniq;
@@ -52,13 +126,25 @@ size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint
 	uint32_t t = us <= 0 ? 0 : us >= 4294967295.0 ? UINT32_MAX : (uint32_t)us;
 	for (int i = 0; i < 4; i++)
 		buf[4 + i] = (uint8_t)(t >> (8 * i));
-	memcpy(buf + 8, e->winner, strnlen(e->winner, 16));
-	const char *version = e->version[0] ? e->version : PACKAGE_VERSION;
-	memcpy(buf + 24, version, strnlen(version, 16));
-	memcpy(buf + 48, e->provers, strnlen(e->provers, CACHE_PROVERS_MAX - 1));
-	memcpy(buf + CACHE_HEADER, puzzle->cell, cells);
-	if (e->verdict == V_SOLVED)
-		memcpy(buf + CACHE_HEADER + cells, e->solution.cell, cells);
+	const char *names[3] = {e->winner, version_of(e), e->provers};
+	const size_t most[3] = {16, 16, CACHE_PROVERS_MAX - 1};
+	uint8_t *at = buf + V3_HEADER;
+	for (int i = 0; i < 3; i++) {
+		size_t n = name_len(names[i], most[i]);
+		buf[V3_LENS_AT + i] = (uint8_t)n;
+		memcpy(at, names[i], n);
+		at += n;
+	}
+	int w = cell_bits(puzzle->side);
+	if (e->verdict != V_SOLVED) {
+		pack(puzzle->cell, cells, w, at);
+		return len;
+	}
+	/* a solved puzzle is its solution where the givens are */
+	memset(at, 0, mask_len(cells));
+	for (size_t i = 0; i < cells; i++)
+		at[i / 8] |= (uint8_t)((puzzle->cell[i] != 0) << (i % 8));
+	pack(e->solution.cell, cells, w, at + mask_len(cells));
 	return len;
 }
 
@@ -75,20 +161,27 @@ static bool copy_name(char *out, const uint8_t *b, size_t n)
 	return true;
 }
 
-int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache_entry *e,
-		 char *why, size_t whysz)
+static bool header_ok(const uint8_t *b)
 {
-	const uint8_t *b = data;
-	if (len < CACHE_HEADER_V1) {
-		snprintf(why, whysz, "a value of %zu bytes", len);
-		return -1;
-	}
-	if (b[0] > CACHE_FORMAT)
-		return 0; /* written by a newer racer: not ours to judge */
+	return (b[1] == VERDICT_SOLVED || b[1] == VERDICT_UNSAT) && b[2] <= UNIQ_MULTIPLE && b[3] >= GRID_MIN_BOX &&
+	       b[3] <= GRID_MAX_BOX;
+}
+
+static void decode_common(const uint8_t *b, struct cache_entry *e)
+{
+	e->verdict = b[1] == VERDICT_SOLVED ? V_SOLVED : V_UNSAT;
+	e->uniq = (enum uniqueness)b[2];
+	e->ms = (double)((uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24) /
+		1000.0;
+}
+
+/* Formats 1 and 2: fixed names, then the cells a byte each. */
+static int decode_v2(const uint8_t *b, size_t len, struct grid *puzzle, struct cache_entry *e, char *why,
+		     size_t whysz)
+{
 	size_t header = header_len(b);
 	int box = b[3];
-	if (b[0] < 1 || len < header || (b[1] != VERDICT_SOLVED && b[1] != VERDICT_UNSAT) ||
-	    b[2] > UNIQ_MULTIPLE || box < GRID_MIN_BOX || box > GRID_MAX_BOX) {
+	if (len < header || !header_ok(b)) {
 		snprintf(why, whysz, "a malformed header");
 		return -1;
 	}
@@ -104,10 +197,7 @@ int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache
 		snprintf(why, whysz, "a malformed name");
 		return -1;
 	}
-	e->verdict = solved ? V_SOLVED : V_UNSAT;
-	e->uniq = (enum uniqueness)b[2];
-	e->ms = (double)((uint32_t)b[4] | (uint32_t)b[5] << 8 | (uint32_t)b[6] << 16 | (uint32_t)b[7] << 24) /
-		1000.0;
+	decode_common(b, e);
 	if (puzzle)
 		grid_from_cells(puzzle, box, b + header);
 	if (solved)
@@ -115,14 +205,110 @@ int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache
 	return 1;
 }
 
+/* Format 3: the names at their lengths, then the cells packed (a solved
+ * puzzle as its givens' mask and its solution). */
+static int decode_v3(const uint8_t *b, size_t len, struct grid *puzzle, struct cache_entry *e, char *why,
+		     size_t whysz)
+{
+	if (len < V3_HEADER || !header_ok(b) || b[V3_LENS_AT] > 16 || b[V3_LENS_AT + 1] > 16 ||
+	    b[V3_LENS_AT + 2] > CACHE_PROVERS_MAX - 1) {
+		snprintf(why, whysz, "a malformed header");
+		return -1;
+	}
+	int box = b[3], side = box * box;
+	size_t cells = (size_t)side * (size_t)side;
+	bool solved = b[1] == VERDICT_SOLVED;
+	size_t names = (size_t)b[V3_LENS_AT] + b[V3_LENS_AT + 1] + b[V3_LENS_AT + 2];
+	size_t mask = solved ? mask_len(cells) : 0;
+	if (len != V3_HEADER + names + mask + packed_len(cells, side)) {
+		snprintf(why, whysz, "a value of %zu bytes for a %dx%d grid", len, side, side);
+		return -1;
+	}
+	const uint8_t *at = b + V3_HEADER;
+	char *outs[3] = {e->winner, e->version, e->provers};
+	for (int i = 0; i < 3; i++) {
+		size_t n = b[V3_LENS_AT + i];
+		if (!copy_name(outs[i], at, n) || strlen(outs[i]) != n) {
+			snprintf(why, whysz, "a malformed name");
+			return -1;
+		}
+		at += n;
+	}
+	decode_common(b, e);
+	int w = cell_bits(side);
+	if (!solved) {
+		uint8_t unused[GRID_MAX_CELLS];
+		grid_init(&e->solution, GRID_MIN_BOX);
+		if (puzzle)
+			grid_init(puzzle, box);
+		if (!unpack(at, cells, w, side, puzzle ? puzzle->cell : unused)) {
+			snprintf(why, whysz, "a malformed grid");
+			return -1;
+		}
+		return 1;
+	}
+	grid_init(&e->solution, box);
+	bool padded = cells % 8 == 0 || (at[mask - 1] >> (cells % 8)) == 0;
+	if (!padded || !unpack(at + mask, cells, w, side, e->solution.cell)) {
+		snprintf(why, whysz, "a malformed grid");
+		return -1;
+	}
+	if (puzzle) {
+		grid_init(puzzle, box);
+		for (size_t i = 0; i < cells; i++)
+			puzzle->cell[i] = at[i / 8] >> (i % 8) & 1 ? e->solution.cell[i] : 0;
+	}
+	return 1;
+}
+
+int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache_entry *e,
+		 char *why, size_t whysz)
+{
+	const uint8_t *b = data;
+	if (len < 8) {
+		snprintf(why, whysz, "a value of %zu bytes", len);
+		return -1;
+	}
+	if (b[0] > CACHE_FORMAT)
+		return 0; /* written by a newer racer: not ours to judge */
+	if (b[0] < 1) {
+		snprintf(why, whysz, "a malformed header");
+		return -1;
+	}
+	if (b[0] < 3 && len < CACHE_HEADER_V1) {
+		snprintf(why, whysz, "a value of %zu bytes", len);
+		return -1;
+	}
+	return b[0] == 3 ? decode_v3(b, len, puzzle, e, why, whysz) : decode_v2(b, len, puzzle, e, why, whysz);
+}
+
+/* Whether the value's puzzle is the one asked: a solved format-3 value
+ * holds it as its givens, compared without unpacking it. */
+static bool same_puzzle(const uint8_t *b, const struct cache_entry *e, const struct grid *asked)
+{
+	if (b[3] != asked->box)
+		return false;
+	size_t cells = (size_t)asked->cells;
+	if (b[0] < 3)
+		return memcmp(b + header_len(b), asked->cell, cells) == 0;
+	const uint8_t *at = b + V3_HEADER + b[V3_LENS_AT] + b[V3_LENS_AT + 1] + b[V3_LENS_AT + 2];
+	if (e->verdict == V_SOLVED) {
+		for (size_t i = 0; i < cells; i++)
+			if (asked->cell[i] != (at[i / 8] >> (i % 8) & 1 ? e->solution.cell[i] : 0))
+				return false;
+		return true;
+	}
+	uint8_t stored[GRID_MAX_CELLS];
+	return unpack(at, cells, cell_bits(asked->side), asked->side, stored) && memcmp(stored, asked->cell, cells) == 0;
+}
+
 enum cache_result cache_check(const struct grid *puzzle, const void *data, size_t len,
 			      struct cache_entry *e, char *why, size_t whysz)
 {
-	const uint8_t *b = data;
 	int d = cache_decode(data, len, NULL, e, why, whysz);
 	if (d <= 0)
 		return d == 0 ? CACHE_MISS : CACHE_BAD;
-	if (b[3] != puzzle->box || memcmp(b + header_len(b), puzzle->cell, (size_t)puzzle->cells) != 0) {
+	if (!same_puzzle(data, e, puzzle)) {
 		snprintf(why, whysz, "it is the entry of another puzzle");
 		return CACHE_BAD;
 	}
@@ -131,35 +317,45 @@ enum cache_result cache_check(const struct grid *puzzle, const void *data, size_
 	return CACHE_HIT;
 }
 
+static size_t tick_at(const uint8_t *b, size_t len)
+{
+	if (len >= V3_HEADER && b[0] == 3)
+		return V3_TICK_AT;
+	if (len >= CACHE_HEADER && b[0] == 2)
+		return CACHE_TICK_AT;
+	return 0;
+}
+
 uint64_t cache_written_at(const void *value, size_t len)
 {
 	const uint8_t *b = value;
-	return len >= CACHE_HEADER && b[0] == CACHE_FORMAT ? cache_le64(b + CACHE_TICK_AT) : 0;
+	size_t at = tick_at(b, len);
+	return at ? cache_le64(b + at) : 0;
 }
 
 void cache_set_written_at(void *value, size_t len, uint64_t tick)
 {
 	uint8_t *b = value;
-	if (len >= CACHE_HEADER && b[0] == CACHE_FORMAT)
-		cache_put_le64(b + CACHE_TICK_AT, tick);
+	size_t at = tick_at(b, len);
+	if (at)
+		cache_put_le64(b + at, tick);
 }
 
 bool cache_keep_stored(const void *stored, size_t stored_len, const void *fresh, size_t fresh_len)
 {
 	struct {
-		union grid_room sp;
+		union grid_room sp, fp;
 		struct cache_entry se, fe;
 	} *both = xmalloc(sizeof *both);
-	const struct grid *sp = &both->sp.grid;
+	const struct grid *sp = &both->sp.grid, *fp = &both->fp.grid;
 	const struct cache_entry *se = &both->se, *fe = &both->fe;
 	char why[GRID_ERR_MAX];
-	const uint8_t *f = fresh;
 	bool keep;
 	if (cache_decode(stored, stored_len, &both->sp.grid, &both->se, why, sizeof why) <= 0)
 		keep = false;
-	else if (cache_decode(fresh, fresh_len, NULL, &both->fe, why, sizeof why) <= 0)
+	else if (cache_decode(fresh, fresh_len, &both->fp.grid, &both->fe, why, sizeof why) <= 0)
 		keep = true;
-	else if (sp->box != f[3] || memcmp(sp->cell, f + header_len(f), (size_t)sp->cells) != 0)
+	else if (sp->box != fp->box || memcmp(sp->cell, fp->cell, (size_t)sp->cells) != 0)
 		keep = false; /* another puzzle's entry (a collision): replaced */
 	else if (se->verdict == V_SOLVED && !grid_verify(sp, &se->solution, why, sizeof why))
 		keep = false;

@@ -4,21 +4,30 @@
  * puzzle asked. No I/O here: the stores and the tests call it.
  *
  * A key is the 16 bytes of the puzzle's XXH3-128 (protocol/hash.c), high
- * half first. A value:
- *   byte 0      format: 2 (1, as sudoku-race 0.1 wrote it, is still read)
+ * half first. A value, as this racer writes it (format 3):
+ *   byte 0      format: 3
  *   byte 1      verdict: 1 solved, 2 unsat
  *   byte 2      uniqueness: 0 unknown, 1 unique, 2 several solutions
  *   byte 3      box size n
  *   bytes 4-7   the winner's time in microseconds, little-endian
- *   bytes 8-23  the winner's name, NUL-padded
- *   bytes 24-39 the racer's version, NUL-padded
- *   format 2 only:
- *   bytes 40-47 when it was written: the LMDB store's tick, little-endian
+ *   bytes 8-15  when it was written: the LMDB store's tick, little-endian
  *               (its last use is in the store's "uses" database)
- *   bytes 48-95 who proved an unsat or count verdict: worker names,
- *               comma-separated, NUL-padded (empty: not recorded)
- *   then the puzzle's cells (one byte each, 0 blank), then for a solved
- *   puzzle the solution's cells.
+ *   bytes 16-18 the lengths of the three names that follow: the winner's
+ *               (16 at most), the racer's version (16), and who proved an
+ *               unsat or count verdict (47: worker names, comma-separated;
+ *               empty when not recorded)
+ *   then the names, printable ASCII, one after the other
+ *   then the cells, packed: each in w bits, low bits first, w enough for
+ *   0 to the side (4 bits for a 9x9 grid, 7 for 64x64), the last byte's
+ *   padding 0. An unsat puzzle: its cells (0 blank). A solved puzzle: a
+ *   mask of its givens, a bit a cell (cell i: bit i % 8 of byte i / 8),
+ *   then its solution's cells; the puzzle is the solution where the givens
+ *   are. A solved 9x9 entry of `cp` is about 80 bytes.
+ * Formats 1 and 2 (of sudoku-race 0.1 and 0.2; still read, never written):
+ * the same first 8 bytes, then the winner's name (bytes 8-23) and the
+ * version (24-39) NUL-padded; format 2 also the tick (40-47) and the
+ * provers (48-95); then the puzzle's cells a byte each, then a solved
+ * puzzle's solution's. (They took 258 bytes a 9x9 entry.)
  * The puzzle is kept so that a hit can be checked against the puzzle asked
  * (a tampered entry, a hash collision, another puzzle's value replayed under
  * this key) and so that `cache export` can write it out. */
@@ -37,11 +46,14 @@
  * at most CACHE_PROVERS_MAX - 1 characters. */
 #define CACHE_PROVERS_MAX 48
 #define CACHE_KEY_LEN 16
-/* The value's format, and where its parts are (above). */
-#define CACHE_FORMAT 2
+/* The value's format written, and where format 2's parts are (above). */
+#define CACHE_FORMAT 3
 #define CACHE_HEADER_V1 40
 #define CACHE_HEADER 96
 #define CACHE_TICK_AT 40
+/* The LMDB store's own format (its databases, not its values): in its
+ * format record. */
+#define CACHE_STORE_FORMAT 2
 
 struct cache_entry {
 	enum verdict verdict;  /* V_SOLVED (with uniqueness) or V_UNSAT */

@@ -266,9 +266,13 @@ claimed_by_other() {
 @test "a bad entry is dropped, and the puzzle raced and stored again" {
 	sudoku-race --cache "$U" "$DATA/easy9.txt" >/dev/null
 	# every stored solution's first cell takes its second's value: a clash
+	# (format 3: the solution's cells after the names and the givens' mask,
+	# two to a byte, the first in the low bits)
 	for k in $(entry_keys); do
 		rcli eval "local v = redis.call('GET', KEYS[1])
-			redis.call('SET', KEYS[1], v:sub(1, 121) .. v:sub(123, 123) .. v:sub(123))" 1 "$k" >/dev/null
+			local at = 20 + v:byte(17) + v:byte(18) + v:byte(19) + 11
+			local second = math.floor(v:byte(at) / 16)
+			redis.call('SET', KEYS[1], v:sub(1, at - 1) .. string.char(second * 17) .. v:sub(at + 1))" 1 "$k" >/dev/null
 	done
 	run --separate-stderr sudoku-race --cache "$U" --stats "$DATA/easy9.txt"
 	assert_success
@@ -601,9 +605,15 @@ forge() {
 	head -n 1 "$DATA/easy9.txt" >"$T/p"
 	sudoku-race --cache "$U" "$T/p" >/dev/null
 	K=$(entry_keys)
-	# verdict unsat, provers "x,y": the header and the puzzle, no solution
-	forge "$K" "v:sub(1, 1) .. '\\2' .. v:sub(3, 48) .. 'x,y' .. v:sub(52, 96 + 81)"
-	[ "$(rcli strlen "$K")" -eq 177 ]
+	# an unsat entry, provers "x,y", as format 3 packs it
+	# (racer/cache_value.h): the header, the names, the puzzle's cells
+	perl -e '
+		my @p = map { $_ eq "." ? 0 : $_ } split //, $ARGV[0];
+		push @p, 0;
+		print "\x03\x02\x00\x03", "\0" x 12, "\x02\x05\x03", "cp", "0.1.0", "x,y",
+			map { chr($p[2 * $_] | $p[2 * $_ + 1] << 4) } 0 .. 40;' "$(cat "$T/p")" |
+		rcli -x set "$K" >/dev/null
+	[ "$(rcli strlen "$K")" -eq 70 ]
 	run --separate-stderr sudoku-race --cache "$U" --json --stats "$T/p"
 	assert_success
 	[[ $output == *'"status":"solved"'*'"cache":false'* ]]
@@ -674,7 +684,8 @@ forge() {
 	wait "$pid"
 	assert_equal "$(cat "$T/out")" "$(head -n 1 "$DATA/easy9.solutions")"
 	grep -q "(a value over 8288 bytes): dropped, the puzzle is raced" "$T/err"
-	assert_equal "$(rcli strlen "$K")" "$(( 96 + 2 * 81 ))"
+	# its own entry again: some 80 bytes
+	[ "$(rcli strlen "$K")" -lt 128 ]
 	if [ -z "${SUDOKU_RACE_WRAP:-}" ] && ! ldd "$(type -P sudoku-race)" | grep -q libasan; then
 		echo "the racer's peak: $hwm kB"
 		[ "$hwm" -lt 32768 ]
