@@ -71,6 +71,23 @@ static bool unpack(const uint8_t *in, size_t n, int w, int max, uint8_t *cells)
 {
 	uint32_t acc = 0, bad = 0;
 	int held = 0;
+	if (w == 4) {
+		/* 9x9, every hit of a 9x9 run: two cells a byte, in loops the
+		 * compiler does 16 bytes a step */
+		size_t pairs = n / 2;
+		for (size_t i = 0; i < pairs; i++) {
+			cells[2 * i] = in[i] & 15;
+			cells[2 * i + 1] = (uint8_t)(in[i] >> 4);
+		}
+		if (n % 2) {
+			cells[n - 1] = in[pairs] & 15;
+			bad = in[pairs] >> 4;
+		}
+		uint8_t over = 0;
+		for (size_t i = 0; i < n; i++)
+			over |= (uint8_t)(cells[i] > max);
+		return !bad && !over;
+	}
 	const uint32_t value_mask = (1u << w) - 1;
 	for (size_t i = 0; i < n; i++) {
 		if (held < w) {
@@ -148,17 +165,18 @@ size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint
 	return len;
 }
 
-/* A name field: printable ASCII up to its first NUL. */
-static bool copy_name(char *out, const uint8_t *b, size_t n)
+/* A name field: printable ASCII up to its first NUL, or n bytes; its
+ * length, or -1 when it is not. */
+static long copy_name(char *out, const uint8_t *b, size_t n)
 {
 	size_t i;
 	for (i = 0; i < n && b[i]; i++) {
 		if (b[i] < 0x21 || b[i] > 0x7e)
-			return false;
+			return -1;
 		out[i] = (char)b[i];
 	}
 	out[i] = '\0';
-	return true;
+	return (long)i;
 }
 
 static bool header_ok(const uint8_t *b)
@@ -192,8 +210,8 @@ static int decode_v2(const uint8_t *b, size_t len, struct grid *puzzle, struct c
 		return -1;
 	}
 	e->provers[0] = '\0';
-	if (!copy_name(e->winner, b + 8, 16) || !copy_name(e->version, b + 24, 16) ||
-	    (header == CACHE_HEADER && !copy_name(e->provers, b + 48, CACHE_PROVERS_MAX - 1))) {
+	if (copy_name(e->winner, b + 8, 16) < 0 || copy_name(e->version, b + 24, 16) < 0 ||
+	    (header == CACHE_HEADER && copy_name(e->provers, b + 48, CACHE_PROVERS_MAX - 1) < 0)) {
 		snprintf(why, whysz, "a malformed name");
 		return -1;
 	}
@@ -228,7 +246,7 @@ static int decode_v3(const uint8_t *b, size_t len, struct grid *puzzle, struct c
 	char *outs[3] = {e->winner, e->version, e->provers};
 	for (int i = 0; i < 3; i++) {
 		size_t n = b[V3_LENS_AT + i];
-		if (!copy_name(outs[i], at, n) || strlen(outs[i]) != n) {
+		if (copy_name(outs[i], at, n) != (long)n) {
 			snprintf(why, whysz, "a malformed name");
 			return -1;
 		}
@@ -282,8 +300,9 @@ int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache
 	return b[0] == 3 ? decode_v3(b, len, puzzle, e, why, whysz) : decode_v2(b, len, puzzle, e, why, whysz);
 }
 
-/* Whether the value's puzzle is the one asked: a solved format-3 value
- * holds it as its givens, compared without unpacking it. */
+/* Whether the value's puzzle is the one asked. A solved format-3 value
+ * holds it as its givens: the same cells given here, and the solution's
+ * values there, which grid_verify checks next. */
 static bool same_puzzle(const uint8_t *b, const struct cache_entry *e, const struct grid *asked)
 {
 	if (b[3] != asked->box)
@@ -293,9 +312,13 @@ static bool same_puzzle(const uint8_t *b, const struct cache_entry *e, const str
 		return memcmp(b + header_len(b), asked->cell, cells) == 0;
 	const uint8_t *at = b + V3_HEADER + b[V3_LENS_AT] + b[V3_LENS_AT + 1] + b[V3_LENS_AT + 2];
 	if (e->verdict == V_SOLVED) {
-		for (size_t i = 0; i < cells; i++)
-			if (asked->cell[i] != (at[i / 8] >> (i % 8) & 1 ? e->solution.cell[i] : 0))
+		for (size_t byte = 0; byte < mask_len(cells); byte++) {
+			unsigned given = 0;
+			for (size_t k = 0; k < 8 && byte * 8 + k < cells; k++)
+				given |= (unsigned)(asked->cell[byte * 8 + k] != 0) << k;
+			if (given != at[byte])
 				return false;
+		}
 		return true;
 	}
 	uint8_t stored[GRID_MAX_CELLS];
