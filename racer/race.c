@@ -144,12 +144,17 @@ static void remember(struct puzzle *pz, enum verdict v)
 	e.verdict = v == V_UNSAT ? V_UNSAT : V_SOLVED;
 	e.uniq = !proved ? UNIQ_UNKNOWN : v == V_MULTIPLE ? UNIQ_MULTIPLE : pz->uniq;
 	e.ms = pz->winner_ms;
-	snprintf(e.winner, sizeof e.winner, "%.16s", specs[pz->winner].name);
+	/* (copies, not snprintf: a cold run remembers every answer) */
+	const char *name = specs[pz->winner].name;
+	size_t n = strnlen(name, sizeof e.winner - 1);
+	memcpy(e.winner, name, n);
+	e.winner[n] = '\0';
 	/* who proved it, as the store writes them: "cp,dlx" */
-	snprintf(e.provers, sizeof e.provers, "%s", pz->claims.provers);
-	for (char *c = e.provers; *c; c++)
-		if (*c == '+')
-			*c = ',';
+	n = strnlen(pz->claims.provers, sizeof pz->claims.provers);
+	n = n < sizeof e.provers - 1 ? n : sizeof e.provers - 1;
+	for (size_t i = 0; i < n; i++)
+		e.provers[i] = pz->claims.provers[i] == '+' ? ',' : pz->claims.provers[i];
+	e.provers[n] = '\0';
 	if (pz->solution)
 		grid_from_cells(&e.solution, pz->item.grid.box, pz->solution);
 	store_put(&pz->item.grid, &e);
