@@ -319,7 +319,7 @@ static int decode_v3(const uint8_t *b, size_t len, struct grid *puzzle, struct c
 	decode_common(b, e);
 	int w = cell_bits(side);
 	if (!solved) {
-		uint8_t unused[GRID_MAX_CELLS];
+		uint8_t unused[GRID_MAX_CELLS] = {0}; /* (an unsat value: rare) */
 		grid_init(&e->solution, GRID_MIN_BOX);
 		if (puzzle)
 			grid_init(puzzle, box);

@@ -149,12 +149,14 @@ static void remember(struct puzzle *pz, enum verdict v)
 	size_t n = strnlen(name, sizeof e.winner - 1);
 	memcpy(e.winner, name, n);
 	e.winner[n] = '\0';
-	/* who proved it, as the store writes them: "cp,dlx" */
-	n = strnlen(pz->claims.provers, sizeof pz->claims.provers);
-	n = n < sizeof e.provers - 1 ? n : sizeof e.provers - 1;
-	for (size_t i = 0; i < n; i++)
-		e.provers[i] = pz->claims.provers[i] == '+' ? ',' : pz->claims.provers[i];
-	e.provers[n] = '\0';
+	/* who proved it, as the store writes them: "cp,dlx" (the claims'
+	 * field is the shorter) */
+	_Static_assert(sizeof pz->claims.provers < sizeof e.provers, "provers fit the entry");
+	const char *by = pz->claims.provers;
+	size_t k = 0;
+	for (; k < sizeof pz->claims.provers && by[k]; k++)
+		e.provers[k] = by[k] == '+' ? ',' : by[k];
+	e.provers[k] = '\0';
 	if (pz->solution)
 		grid_from_cells(&e.solution, pz->item.grid.box, pz->solution);
 	store_put(&pz->item.grid, &e);
