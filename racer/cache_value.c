@@ -279,6 +279,14 @@ static int decode_v2(const uint8_t *b, size_t len, struct grid *puzzle, struct c
 		snprintf(why, whysz, "a malformed name");
 		return -1;
 	}
+	/* every cell 0 to the side, as format 3's are (an export prints them) */
+	uint8_t over = 0;
+	for (size_t i = 0; i < cells * (solved ? 2 : 1); i++)
+		over |= (uint8_t)(b[header + i] > box * box);
+	if (over) {
+		snprintf(why, whysz, "a malformed grid");
+		return -1;
+	}
 	decode_common(b, e);
 	if (puzzle)
 		grid_from_cells(puzzle, box, b + header);
