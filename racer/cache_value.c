@@ -7,6 +7,10 @@
 
 #include "racer/cache_value.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include "lib/common.h"
 
 #define VERDICT_SOLVED 1
@@ -51,42 +55,19 @@ static size_t packed_len(size_t cells, int side)
 	return (cells * (size_t)cell_bits(side) + 7) / 8;
 }
 
-/* Eight cells a step where the machine reads words little-endian. */
-#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define SWAR 1
-#else
-#define SWAR 0
-#endif
-
-#if SWAR
-/* x's bytes 0-3 at bytes 0, 2, 4, 6 */
-static uint64_t spread_bytes(uint32_t x)
-{
-	uint64_t y = x;
-	y = (y | y << 16) & 0x0000ffff0000ffffull;
-	return (y | y << 8) & 0x00ff00ff00ff00ffull;
-}
-
-/* A bit for each of eight cells: set when it is not 0 (a cell is at most
- * 64: its byte's top bit is 0) */
-static unsigned nonzero_bits(const uint8_t *cells)
-{
-	const uint64_t low7 = 0x7f7f7f7f7f7f7f7full;
-	uint64_t v;
-	memcpy(&v, cells, sizeof v);
-	uint64_t tops = (((v & low7) + low7) | v) & ~low7;
-	/* the eight top bits gathered into one byte, cell 0 lowest */
-	return (unsigned)((tops >> 7) * 0x0102040810204080ull >> 56);
-}
-#endif
-
 /* A bit for each cell, set where it is not 0: mask_len(n) bytes. */
 static void given_mask(const uint8_t *cells, size_t n, uint8_t *mask)
 {
 	size_t byte = 0;
-#if SWAR
-	for (; byte < n / 8; byte++)
-		mask[byte] = (uint8_t)nonzero_bits(cells + byte * 8);
+#ifdef __SSE2__
+	/* sixteen cells a compare, their bits in one movemask */
+	const __m128i zero = _mm_setzero_si128();
+	for (; byte + 2 <= n / 8; byte += 2) {
+		__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(cells + byte * 8));
+		unsigned blank = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero));
+		mask[byte] = (uint8_t)~blank;
+		mask[byte + 1] = (uint8_t)(~blank >> 8);
+	}
 #endif
 	for (; byte < mask_len(n); byte++) {
 		unsigned bits = 0;
@@ -125,22 +106,23 @@ static bool unpack(const uint8_t *in, size_t n, int w, int max, uint8_t *cells)
 	uint32_t acc = 0, bad = 0;
 	int held = 0;
 	if (w == 4) {
-		/* 9x9, every hit of a 9x9 run: two cells a byte, eight a step */
+		/* 9x9, every hit of a 9x9 run: two cells a byte */
 		size_t i = 0;
 		uint8_t over = 0;
-#if SWAR
-		/* a cell over max carries into its byte's top bit (a cell is
-		 * at most 15, max at least 3: no carry past its byte) */
-		const uint64_t ones = 0x0101010101010101ull, lift = ones * (uint64_t)(127 - max);
-		uint64_t over8 = 0;
-		for (; i + 8 <= n; i += 8) {
-			uint32_t x;
-			memcpy(&x, in + i / 2, sizeof x);
-			uint64_t eight = spread_bytes(x & 0x0f0f0f0fu) | spread_bytes(x >> 4 & 0x0f0f0f0fu) << 8;
-			over8 |= (eight + lift) & 0x8080808080808080ull;
-			memcpy(cells + i, &eight, sizeof eight);
+#ifdef __SSE2__
+		/* thirty-two cells from sixteen bytes: the low and high nibbles
+		 * interleaved, and each compared with max */
+		const __m128i low4 = _mm_set1_epi8(0x0f), top = _mm_set1_epi8((char)max);
+		__m128i over16 = _mm_setzero_si128();
+		for (; i + 32 <= n; i += 32) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(const void *)(in + i / 2));
+			__m128i lo = _mm_and_si128(v, low4), hi = _mm_and_si128(_mm_srli_epi16(v, 4), low4);
+			__m128i a = _mm_unpacklo_epi8(lo, hi), b = _mm_unpackhi_epi8(lo, hi);
+			over16 = _mm_or_si128(over16, _mm_or_si128(_mm_cmpgt_epi8(a, top), _mm_cmpgt_epi8(b, top)));
+			_mm_storeu_si128((__m128i *)(void *)(cells + i), a);
+			_mm_storeu_si128((__m128i *)(void *)(cells + i + 16), b);
 		}
-		over = over8 != 0;
+		over = _mm_movemask_epi8(over16) != 0;
 #endif
 		for (; i + 2 <= n; i += 2) {
 			cells[i] = in[i / 2] & 15;
