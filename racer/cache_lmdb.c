@@ -296,6 +296,15 @@ static void check_store(struct lmdb_store *s, struct open_check *c)
 	c->rc = mdb_txn_commit(txn);
 }
 
+/* key's age at tick, in the ages. */
+static int put_age(struct lmdb_store *s, MDB_txn *txn, uint64_t tick, const MDB_val *key)
+{
+	uint8_t a[8];
+	lmdb_age_key(tick, a);
+	MDB_val ak = {sizeof a, a}, k = *key;
+	return mdb_put(txn, s->ages_dbi, &ak, &k, 0);
+}
+
 /* A store of format 1 (or a new one): the uses database, every entry in
  * it as used at tick 1 (before any use to come), and the format record. */
 static void create_uses(struct lmdb_store *s, struct open_check *c)
@@ -315,6 +324,10 @@ static void create_uses(struct lmdb_store *s, struct open_check *c)
 			if (k.mv_size != CACHE_KEY_LEN)
 				continue;
 			rc = lmdb_set_use(s, txn, k.mv_data, 1, false, NULL); /* older than any use to come */
+			/* (its age is the caller's: ages there already, from a
+			 * store whose format record went, would miss it) */
+			if (rc == 0 && s->has_ages)
+				rc = put_age(s, txn, 1, &k);
 		}
 		/* (a write transaction's cursors close with it) */
 		if (c->rc == 0 && rc != MDB_NOTFOUND)
@@ -346,10 +359,7 @@ static void create_ages(struct lmdb_store *s, struct open_check *c)
 		for (size_t n = 0; rc == 0 && (rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) == 0; n++) {
 			if (n % 65536 == 0)
 				helper_budget(); /* a bounded piece of work each */
-			uint8_t a[8];
-			lmdb_age_key(v.mv_size == 8 ? cache_le64(v.mv_data) : 0, a);
-			MDB_val ak = {sizeof a, a};
-			rc = mdb_put(txn, s->ages_dbi, &ak, &k, 0);
+			rc = put_age(s, txn, v.mv_size == 8 ? cache_le64(v.mv_data) : 0, &k);
 		}
 		if (c->rc == 0 && rc != MDB_NOTFOUND)
 			c->rc = rc;
