@@ -77,10 +77,8 @@ static bool commit_based;
 /* The ages a transaction puts, appended at its end in the order of their
  * ticks (the ages database is ordered by tick, and every tick of a commit
  * is newer than the store's): aged[seq] is the operation whose age is
- * still to be put, and aged_seqs the seqs of them. */
+ * still to be put; a tick is its seq's, so seq order is tick order. */
 static struct pending **aged;
-static uint32_t *aged_seqs;
-static size_t naged;
 
 static void queue(enum op op, const uint8_t *key, const uint8_t *value, size_t len)
 {
@@ -299,17 +297,9 @@ static int set_use(MDB_txn *txn, struct pending *p, uint64_t t, bool fresh)
 	uint64_t seq = was - commit_base - 1;
 	if (was > commit_base && seq < nops && aged[seq] && memcmp(aged[seq]->key, p->key, CACHE_KEY_LEN) == 0)
 		aged[seq] = NULL;
-	if (rc == 0 && t) {
+	if (rc == 0 && t)
 		aged[p->seq] = p;
-		aged_seqs[naged++] = p->seq;
-	}
 	return rc;
-}
-
-static int cmp_seq(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	return (x > y) - (x < y);
 }
 
 /* The transaction's ages, oldest first: each appended after the last,
@@ -317,12 +307,11 @@ static int cmp_seq(const void *a, const void *b)
  * the usual way). */
 static int put_ages(MDB_txn *txn)
 {
-	qsort(aged_seqs, naged, sizeof *aged_seqs, cmp_seq);
 	unsigned flags = MDB_APPEND;
 	int rc = 0;
-	for (size_t i = 0; i < naged; i++) {
-		struct pending *p = aged[aged_seqs[i]];
-		aged[aged_seqs[i]] = NULL;
+	for (size_t seq = 0; seq < nops; seq++) {
+		struct pending *p = aged[seq];
+		aged[seq] = NULL;
 		if (!p || rc != 0)
 			continue;
 		uint8_t a[8];
@@ -334,7 +323,6 @@ static int put_ages(MDB_txn *txn)
 			rc = mdb_put(txn, s.ages_dbi, &ak, &k, 0);
 		}
 	}
-	naged = 0;
 	return rc;
 }
 
@@ -570,8 +558,7 @@ int cache_writer_main(void *arg)
 	ops = malloc(OPS_MAX * sizeof *ops);
 	arena = malloc(ARENA_MAX);
 	aged = calloc(OPS_MAX, sizeof *aged);
-	aged_seqs = malloc(OPS_MAX * sizeof *aged_seqs);
-	if (!ops || !arena || !aged || !aged_seqs) {
+	if (!ops || !arena || !aged) {
 		cmsg_put_failed(&out, CF_ERROR, "cannot write: out of memory");
 		helper_send(a->fd, &out);
 		return 0;
