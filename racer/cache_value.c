@@ -151,11 +151,6 @@ static bool unpack(const uint8_t *in, size_t n, int w, int max, uint8_t *cells)
 	return !bad && acc == 0;
 }
 
-static size_t name_len(const char *name, size_t most)
-{
-	return strnlen(name, most);
-}
-
 size_t cache_value_max(void)
 {
 	/* format 2's longest: format 3 is shorter */
@@ -170,8 +165,8 @@ static const char *version_of(const struct cache_entry *e)
 size_t cache_value_len(const struct grid *puzzle, const struct cache_entry *e)
 {
 	size_t cells = (size_t)puzzle->cells;
-	return V3_HEADER + name_len(e->winner, 16) + name_len(version_of(e), 16) +
-	       name_len(e->provers, CACHE_PROVERS_MAX - 1) + packed_len(cells, puzzle->side) +
+	return V3_HEADER + strnlen(e->winner, 16) + strnlen(version_of(e), 16) +
+	       strnlen(e->provers, CACHE_PROVERS_MAX - 1) + packed_len(cells, puzzle->side) +
 	       (e->verdict == V_SOLVED ? mask_len(cells) : 0);
 }
 
@@ -195,7 +190,7 @@ size_t cache_encode(const struct grid *puzzle, const struct cache_entry *e, uint
 	const size_t most[3] = {16, 16, CACHE_PROVERS_MAX - 1};
 	uint8_t *at = buf + V3_HEADER;
 	for (int i = 0; i < 3; i++) {
-		size_t n = name_len(names[i], most[i]);
+		size_t n = strnlen(names[i], most[i]);
 		buf[V3_LENS_AT + i] = (uint8_t)n;
 		memcpy(at, names[i], n);
 		at += n;
@@ -354,33 +349,37 @@ int cache_decode(const void *data, size_t len, struct grid *puzzle, struct cache
 	return b[0] == 3 ? decode_v3(b, len, puzzle, e, why, whysz) : decode_v2(b, len, puzzle, e, why, whysz);
 }
 
-/* Whether the value's puzzle is the one asked. A solved format-3 value
- * holds it as its givens: the same cells given here, and the solution's
- * values there, which grid_verify checks next. */
-static bool same_puzzle(const uint8_t *b, const struct cache_entry *e, const struct grid *asked)
+/* Whether the value's puzzle is the one asked: stored, as decoded (an
+ * unsat value's), or else read in place. A solved format-3 value holds it
+ * as its givens: the same cells given here, and the solution's values
+ * there, which grid_verify checks next. */
+static bool same_puzzle(const uint8_t *b, const struct grid *stored, const struct grid *asked)
 {
+	size_t cells = (size_t)asked->cells;
 	if (b[3] != asked->box)
 		return false;
-	size_t cells = (size_t)asked->cells;
+	if (stored)
+		return memcmp(stored->cell, asked->cell, cells) == 0;
 	if (b[0] < 3)
 		return memcmp(b + header_len(b), asked->cell, cells) == 0;
-	const uint8_t *at = b + V3_HEADER + b[V3_LENS_AT] + b[V3_LENS_AT + 1] + b[V3_LENS_AT + 2];
-	if (e->verdict == V_SOLVED) {
-		uint8_t given[GRID_MAX_CELLS / 8];
-		given_mask(asked->cell, cells, given);
-		return memcmp(given, at, mask_len(cells)) == 0;
-	}
-	uint8_t stored[GRID_MAX_CELLS];
-	return unpack(at, cells, cell_bits(asked->side), asked->side, stored) && memcmp(stored, asked->cell, cells) == 0;
+	uint8_t given[GRID_MAX_CELLS / 8];
+	given_mask(asked->cell, cells, given);
+	return memcmp(given, b + V3_HEADER + b[V3_LENS_AT] + b[V3_LENS_AT + 1] + b[V3_LENS_AT + 2], mask_len(cells)) ==
+	       0;
 }
 
 enum cache_result cache_check(const struct grid *puzzle, const void *data, size_t len,
 			      struct cache_entry *e, char *why, size_t whysz)
 {
-	int d = cache_decode(data, len, NULL, e, why, whysz);
+	/* an unsat value's puzzle is decoded to be compared; a solved one's
+	 * is not built (every hit of a warm run) */
+	const uint8_t *b = data;
+	union grid_room room;
+	struct grid *stored = len > 1 && b[1] == VERDICT_UNSAT ? &room.grid : NULL;
+	int d = cache_decode(data, len, stored, e, why, whysz);
 	if (d <= 0)
 		return d == 0 ? CACHE_MISS : CACHE_BAD;
-	if (!same_puzzle(data, e, puzzle)) {
+	if (!same_puzzle(data, stored, puzzle)) {
 		snprintf(why, whysz, "it is the entry of another puzzle");
 		return CACHE_BAD;
 	}
