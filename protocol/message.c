@@ -33,10 +33,18 @@ static enum msg_type msg_type_of(const char *w, size_t n, bool *has_id)
 		return IS("solve") ? MSG_SOLVE : IS("unsat") ? MSG_UNSAT : IS("count") ? MSG_COUNT
 			: IS("error") ? MSG_ERROR : MSG_UNKNOWN;
 	case 6:
+		if (IS("solves")) {
+			*has_id = false;
+			return MSG_SOLVES;
+		}
 		return IS("cancel") ? MSG_CANCEL : IS("gaveup") ? MSG_GAVEUP : MSG_UNKNOWN;
 	case 8:
 		return IS("solution") ? MSG_SOLUTION : IS("progress") ? MSG_PROGRESS : MSG_UNKNOWN;
 	case 9:
+		if (IS("solutions")) {
+			*has_id = false;
+			return MSG_SOLUTIONS;
+		}
 		return IS("cancelled") ? MSG_CANCELLED : MSG_UNKNOWN;
 	default:
 		return MSG_UNKNOWN;
@@ -223,6 +231,13 @@ int msg_parse(char *line, size_t len, struct msg *m, char *err, size_t errsz)
 			return -1;
 		}
 		break;
+	case MSG_SOLVES:
+	case MSG_SOLUTIONS:
+		if (m->argc < 2) {
+			snprintf(err, errsz, "%s without a count and a side", words[0]);
+			return -1;
+		}
+		break;
 	default:
 		break;
 	}
@@ -317,6 +332,11 @@ static inline bool read_number(const char *s, uint64_t max, uint64_t *v)
 		return false;
 	*v = x;
 	return true;
+}
+
+bool msg_number(const char *s, uint64_t max, uint64_t *v)
+{
+	return read_number(s, max, v);
 }
 
 /* k is the word w (both NUL-terminated; stops at k's end). */
@@ -435,7 +455,7 @@ int msg_read_hello(const struct msg *m, struct msg_hello *h, char *err, size_t e
 		.batch = 1,
 	};
 	const char *proto = NULL, *kind = NULL, *sizes = NULL, *device = NULL, *detail = NULL,
-		   *batch = NULL;
+		   *batch = NULL, *bulk = NULL;
 	/* one pass; the first of a key counts, as for msg_field */
 	for (int i = 0; i < m->nfields; i++) {
 		const char *k = m->fields[i].key, *v = m->fields[i].value, **to = NULL;
@@ -451,6 +471,8 @@ int msg_read_hello(const struct msg *m, struct msg_hello *h, char *err, size_t e
 			to = &detail;
 		else if (strcmp(k, "batch") == 0)
 			to = &batch;
+		else if (strcmp(k, "bulk") == 0)
+			to = &bulk;
 		if (to && !*to)
 			*to = v;
 	}
@@ -498,6 +520,9 @@ int msg_read_hello(const struct msg *m, struct msg_hello *h, char *err, size_t e
 		}
 		h->batch = v > INT_MAX ? INT_MAX : (int)v;
 	}
+	/* a later bulk format would be another number: this one is 1, and any
+	 * other value leaves the peer on lines (PROTOCOL.md 13) */
+	h->bulk = bulk && strcmp(bulk, "1") == 0;
 	return 0;
 }
 
@@ -526,16 +551,13 @@ void msg_hello_detail(const char *detail, char *buf, size_t bufsz)
 			*c = ' '; /* PROTOCOL.md 5: spaces travel as '_' */
 }
 
-int msg_read_solve(const struct msg *m, const struct msg_solve_fields *dflt, struct msg_solve *s,
-		   char *err, size_t errsz)
+int msg_read_solve_fields(const struct msg *m, const struct msg_solve_fields *dflt,
+			  struct msg_solve_fields *f, char *err, size_t errsz)
 {
-	s->id = m->id;
-	s->grid = m->argc > 0 ? m->argv[0] : NULL;
-	s->grid_len = s->grid ? strlen(s->grid) : 0;
 	if (dflt)
-		s->f = *dflt;
+		*f = *dflt;
 	else
-		s->f = (struct msg_solve_fields){0};
+		*f = (struct msg_solve_fields){0};
 	/* one pass; the first of a key counts, as for msg_field */
 	static const char *const keys[] = {"seed", "limit_ms", "count", "progress_ms"};
 	static const uint64_t least[] = {0, 0, 1, 0};
@@ -554,26 +576,35 @@ int msg_read_solve(const struct msg *m, const struct msg_solve_fields *dflt, str
 			say(err, errsz, "%s=%.32s: not a whole number from %" PRIu64 " to %" PRIu64, k, v,
 			    least[which], most[which]);
 			if (dflt)
-				s->f = *dflt;
+				*f = *dflt;
 			return -1;
 		}
 		switch (which) {
 		case 0:
-			s->f.has_seed = true;
-			s->f.seed = x;
+			f->has_seed = true;
+			f->seed = x;
 			break;
 		case 1:
-			s->f.limit_ms = (long)x;
+			f->limit_ms = (long)x;
 			break;
 		case 2:
-			s->f.count = (long)x;
+			f->count = (long)x;
 			break;
 		default:
-			s->f.progress_ms = (long)x;
+			f->progress_ms = (long)x;
 			break;
 		}
 	}
 	return 0;
+}
+
+int msg_read_solve(const struct msg *m, const struct msg_solve_fields *dflt, struct msg_solve *s,
+		   char *err, size_t errsz)
+{
+	s->id = m->id;
+	s->grid = m->argc > 0 ? m->argv[0] : NULL;
+	s->grid_len = s->grid ? strlen(s->grid) : 0;
+	return msg_read_solve_fields(m, dflt, &s->f, err, errsz);
 }
 
 enum msg_read_status msg_read_reply(const struct msg *m, struct msg_reply *r, char *err, size_t errsz)
@@ -583,6 +614,8 @@ enum msg_read_status msg_read_reply(const struct msg *m, struct msg_reply *r, ch
 	r->id = 0;
 	r->grid = NULL;
 	r->grid_len = 0;
+	r->cells = NULL;
+	r->cells_side = 0;
 	r->count = 0;
 	r->reason = NULL;
 	r->has_nodes = r->has_ms = false;
@@ -799,6 +832,8 @@ int msg_write_hello(char *buf, size_t bufsz, const struct msg_hello *h)
 		put(&o, " batch=", 7);
 		put_long(&o, h->batch);
 	}
+	if (h->bulk)
+		put_str(&o, " bulk=1");
 	return line_end(&o);
 }
 
@@ -944,6 +979,7 @@ void msg_solve_record_init(struct msg_solve_record *r)
 {
 	r->line = NULL;
 	r->len = r->seed_at = 0;
+	r->plain = false;
 }
 
 void msg_solve_record_clear(struct msg_solve_record *r)
@@ -959,6 +995,7 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 	msg_solve_record_clear(r);
 	size_t seed_at;
 	int n;
+	bool plain = !f || (f->count < 2 && f->limit_ms <= 0 && f->progress_ms <= 0);
 	if (g->cells <= 81) {
 		/* written in place: it fits, unless its id is longer than any
 		 * of the racer's */
@@ -967,6 +1004,7 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 			r->line = r->small;
 			r->len = (uint32_t)n;
 			r->seed_at = (uint32_t)seed_at;
+			r->plain = plain;
 			return n;
 		}
 	}
@@ -993,5 +1031,6 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 	r->line = buf;
 	r->len = (uint32_t)n;
 	r->seed_at = (uint32_t)seed_at;
+	r->plain = plain;
 	return n;
 }

@@ -37,6 +37,7 @@ enum msg_type {
 	MSG_CANCEL,
 	MSG_PING,
 	MSG_QUIT,
+	MSG_SOLVES,    /* a bulk frame's head (bulk.h) */
 	/* worker -> racer */
 	MSG_HELLO,
 	MSG_PROGRESS,
@@ -47,6 +48,7 @@ enum msg_type {
 	MSG_CANCELLED,
 	MSG_PONG,
 	MSG_ERROR,
+	MSG_SOLUTIONS, /* a bulk frame's head (bulk.h) */
 };
 
 struct msg_field {
@@ -117,6 +119,7 @@ struct msg_hello {
 	/* proto=: msg_write_hello writes PROTO_VERSION when 0; msg_read_hello
 	 * sets 0 when it is missing or not a whole number */
 	long proto;
+	bool bulk;              /* bulk=1: it reads and writes bulk frames (bulk.h) */
 };
 
 /* solve's optional fields; 0 (false for seed) leaves a field out. The seed
@@ -196,6 +199,7 @@ struct msg_solve_record {
 	char *line;       /* "solve ID GRID [fields] [seed=S]\n" and a NUL; NULL: none */
 	uint32_t len;     /* the whole line, LF included */
 	uint32_t seed_at; /* where " seed=S" starts; len - 1 when there is none */
+	bool plain;       /* no field but the seed: may go in a bulk frame */
 	char small[MSG_SOLVE_SMALL];
 };
 
@@ -263,6 +267,15 @@ struct msg_solve {
 int msg_read_solve(const struct msg *m, const struct msg_solve_fields *dflt, struct msg_solve *s,
 		   char *err, size_t errsz);
 
+/* solve's fields alone, as msg_read_solve reads them (a bulk frame's head
+ * has the same). */
+int msg_read_solve_fields(const struct msg *m, const struct msg_solve_fields *dflt,
+			  struct msg_solve_fields *f, char *err, size_t errsz);
+
+/* s as a decimal number of the protocol: digits only, nothing after, at
+ * most max. */
+bool msg_number(const char *s, uint64_t max, uint64_t *v);
+
 /* A worker's message about a request (PROTOCOL.md 7), as the racer reads
  * it. The racer's request ids are numbers (it numbers its puzzles). */
 struct msg_reply {
@@ -272,6 +285,10 @@ struct msg_reply {
 	uint64_t id;
 	const char *grid;   /* SOLUTION: the grid; COUNT: its GRID, or NULL */
 	size_t grid_len;
+	/* SOLUTION from a bulk frame (bulk.h): its cells' values, side * side
+	 * bytes, in place of grid (NULL then) */
+	const uint8_t *cells;
+	int cells_side;
 	long count;         /* COUNT: K, from 0 to PROTO_COUNT_MAX */
 	const char *reason; /* GAVEUP: REASON; UNSAT, COUNT: reason=; or NULL */
 	bool has_nodes, has_ms;

@@ -392,3 +392,82 @@ w() {
 	assert_line --index 1 --regexp '^solution a '
 	assert_line --index 2 --regexp '^solution b '
 }
+
+# Bulk frames (PROTOCOL.md 13), through the tests' encoder and decoder
+# (tests/bulk-frame): "frame ID:GRID..." lines in, a solutions frame's
+# records out as "solution ID GRID ..." lines.
+BULK="$top_builddir/tests/bulk-frame"
+
+# bulk_run LINES: the worker's session on LINES, frames decoded
+bulk_run() {
+	local kind_args=
+	[ "$KIND" = stochastic ] && kind_args="--seed 1 --time-limit 60"
+	printf '%s\n' "$@" | "$BULK" encode >"$BATS_TEST_TMPDIR/in"
+	# shellcheck disable=SC2086
+	"$WORKER" $WORKER_ARGS $kind_args --protocol <"$BATS_TEST_TMPDIR/in" >"$BATS_TEST_TMPDIR/raw"
+	"$BULK" decode <"$BATS_TEST_TMPDIR/raw"
+}
+
+@test "bulk: hello says bulk=1; a frame's solves are answered in turn, in a frame" {
+	mapfile -t p <"$DATA/easy9.txt"
+	mapfile -t s <"$DATA/easy9.solutions"
+	run bulk_run "frame 5:${p[0]} 6:${p[1]}" "solve 7 ${p[2]}" "frame 8:${p[2]}"
+	assert_success
+	assert_line --index 0 --regexp ' bulk=1$'
+	assert_line --index 1 --regexp "^solution 5 ${s[0]} nodes=[0-9]+ ms=[0-9.]+$"
+	assert_line --index 2 --regexp "^solution 6 ${s[1]} "
+	assert_line --index 3 --regexp "^solution 7 ${s[2]}( |$)"
+	assert_line --index 4 --regexp "^solution 8 ${s[2]} "
+	assert_equal "${#lines[@]}" 5
+	# the framed ones in frames, the line's answer a line
+	assert_equal "$(grep -a -c '^solutions  *[12] 9$' "$BATS_TEST_TMPDIR/raw")" 2
+	assert_equal "$(grep -a -c 'solution 7 ' "$BATS_TEST_TMPDIR/raw")" 1
+}
+
+@test "bulk: a bad record, a clash, a bad field cost only their own request" {
+	mapfile -t p <"$DATA/easy9.txt"
+	run bulk_run "frame 1:${p[0]} 2:*${p[1]:1} 3:44${p[2]:2} 4:${p[1]}" "frame 9:${p[0]} limit_ms=x"
+	assert_success
+	assert_line --index 1 --regexp '^solution 1 '
+	assert_line --index 2 "error 2 invalid puzzle: cell 1 (row 1, column 1) is 255, over 9"
+	assert_line --index 3 --regexp '^(unsat 3 reason=clash|gaveup 3 unsat)$'
+	assert_line --index 4 --regexp '^solution 4 '
+	assert_line --index 5 --regexp '^error 9 bad field value: limit_ms=x'
+	assert_equal "${#lines[@]}" 6
+}
+
+@test "bulk: a head it cannot read, or a frame cut short: 'error -', and its input ends there" {
+	# ('error -' is about no request: it may come before answers in turn;
+	# the lines of the input are counted without the records)
+	mapfile -t p <"$DATA/easy9.txt"
+	run bulk_run "frame 1:${p[0]}" "solves x 9" "solve 2 ${p[1]}"
+	assert_success
+	assert_line --regexp '^solution 1 '
+	assert_line "error - line 2: solves x: not a count from 1 to 1024; the rest of the input is not read"
+	assert_equal "${#lines[@]}" 3
+	run bulk_run "frame 1:${p[0]}" "cut 3 2:${p[1]}"
+	assert_success
+	assert_line --regexp '^solution 1 '
+	assert_line --regexp '^solution 2 '
+	assert_line "error - line 2: the frame ends at record 2 of 3"
+	assert_equal "${#lines[@]}" 4
+	# a record with id 0 names no request
+	run bulk_run "frame 0:${p[0]} 3:${p[1]}"
+	assert_success
+	assert_line "error - line 1: record 1 has id 0"
+	assert_line --regexp '^solution 3 '
+	assert_equal "${#lines[@]}" 3
+}
+
+@test "bulk: a framed solve queued behind a search is cancelled at once" {
+	need_hard25
+	local kind_args=
+	[ "$KIND" = stochastic ] && kind_args="--seed 1"
+	start_session bash -c "'$BULK' encode | $WORKER $WORKER_ARGS $kind_args --protocol | '$BULK' decode"
+	expect_line '^hello '
+	send "solve 1 $(cat "$DATA/hard25.txt")" "frame 2:$(head -n 1 "$DATA/easy9.txt") 3:$(head -n 1 "$DATA/easy9.txt")" "cancel 3"
+	expect_line '^cancelled 3$' 2
+	send "cancel 2" "cancel 1"
+	expect_line '^cancelled 2$' 2
+	expect_line '^cancelled 1$' 2
+}

@@ -175,7 +175,7 @@ error q65538 queue full: 65536 requests are waiting"
 	assert_failure 1
 	assert_output $'# timeout after 0.2 s\n# timeout after 0.2 s'
 	start_session "$BATCH" --protocol
-	expect_line '^hello spin-batch .* batch=4$'
+	expect_line '^hello spin-batch .* batch=4 bulk=1$'
 	# four at once: two solving threads take them in one batch or more
 	printf 'solve %s %s progress_ms=20\n' a "$P4" b "$P4" c "$P4" d "$P4" >&"$W_IN"
 	expect_line '^progress ' 5

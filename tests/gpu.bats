@@ -44,7 +44,7 @@ solves() {
 @test "no device: hello says device=none with the reason" {
 	run bash -c "CUDA_VISIBLE_DEVICES= sudoku-gpu --protocol </dev/null"
 	assert_success
-	assert_line --index 0 --regexp "^hello gpu [0-9.]+ proto=1 kind=complete sizes=2-8 device=none detail=[^ ]*--emulate[^ ]* batch=[0-9]+$"
+	assert_line --index 0 --regexp "^hello gpu [0-9.]+ proto=1 kind=complete sizes=2-8 device=none detail=[^ ]*--emulate[^ ]* batch=[0-9]+ bulk=1$"
 }
 
 @test "no device: filter mode says so and exits 2, nothing on stdout" {
@@ -317,7 +317,7 @@ propagation_method() {
 	run bash -c "printf 'solve a %s\nsolve b %s count=5\nsolve c %s\nsolve d %s\nsolve e %s\n' \
 		'${p[0]}' '$MULTI' '${p[1]}' '$UNSAT' '${p[3]}' | $G --method=pdlx --batch=8 --protocol"
 	assert_success
-	assert_line --index 0 --regexp "^hello gpu .* batch=8$"
+	assert_line --index 0 --regexp "^hello gpu .* batch=8 bulk=1$"
 	assert_line --index 1 --regexp "^solution a $(sudoku-cp <<<"${p[0]}") nodes=[0-9]+ ms="
 	assert_line --index 2 --regexp "^count b 5 "
 	assert_line --index 3 --regexp "^solution c $(sudoku-cp <<<"${p[1]}") "

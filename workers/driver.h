@@ -26,6 +26,8 @@
 #include "lib/grid.h"
 #include "worker.h"
 
+struct msg_effort;
+
 #define ALGO worker_algorithm
 
 /* The stop checks: why a search must end now. worker_should_stop() is the
@@ -113,6 +115,9 @@ extern atomic_long answers_held;
 void flush_answers(void);
 /* A line from the codec (msg_write_*'s length); later: a final answer. */
 void send_msg(const char *line, int len, bool later);
+/* A final solution for a request that came in a bulk frame: a record of a
+ * solutions frame, held with the answers (a run of them shares a frame). */
+void send_solution_record(uint64_t id, const struct grid *solution, const struct msg_effort *e);
 /* send_msg of a line that does not wait, out_lock held. */
 void send_msg_locked(const char *line, int len);
 

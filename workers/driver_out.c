@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "driver.h"
+#include "protocol/bulk.h"
 
 pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -27,6 +28,21 @@ atomic_long answers_held;
  * pong). */
 static char answers[32768];
 static size_t answers_len;
+
+/* The solutions frame open at the end of the held answers (PROTOCOL.md
+ * 13): where its head goes (-1: none open), its side, its records so far.
+ * Its head is written when it closes: before any other line is held, and
+ * at a flush. */
+static long frame_at = -1;
+static int frame_side, frame_n;
+
+static void close_frame(void)
+{
+	if (frame_at < 0)
+		return;
+	bulk_write_solutions_head(answers + frame_at, frame_n, frame_side);
+	frame_at = -1;
+}
 
 static void write_all(const char *buf, size_t n)
 {
@@ -46,6 +62,7 @@ static void write_all(const char *buf, size_t n)
 /* Called with out_lock held. */
 static void flush_answers_locked(void)
 {
+	close_frame();
 	if (answers_len)
 		write_all(answers, answers_len);
 	answers_len = 0;
@@ -65,6 +82,7 @@ static void send_buf(const char *buf, size_t n, bool later)
 	if (later && n <= sizeof answers) {
 		if (answers_len + n > sizeof answers)
 			flush_answers_locked();
+		close_frame();
 		memcpy(answers + answers_len, buf, n);
 		answers_len += n;
 		/* (only here, under out_lock: no read-modify-write needed) */
@@ -92,4 +110,28 @@ void send_msg(const char *line, int len, bool later)
 {
 	if (len > 0)
 		send_buf(line, (size_t)len, later);
+}
+
+void send_solution_record(uint64_t id, const struct grid *solution, const struct msg_effort *e)
+{
+	size_t size = bulk_solution_size(solution->side);
+	pthread_mutex_lock(&out_lock);
+	bool joins = frame_at >= 0 && frame_side == solution->side && frame_n < BULK_FRAME_MAX;
+	if (answers_len + size + (joins ? 0 : BULK_SOLUTIONS_HEAD) > sizeof answers) {
+		flush_answers_locked();
+		joins = false;
+	}
+	if (!joins) {
+		close_frame();
+		frame_at = (long)answers_len;
+		frame_side = solution->side;
+		frame_n = 0;
+		answers_len += BULK_SOLUTIONS_HEAD;
+	}
+	bulk_put_solution((uint8_t *)answers + answers_len, id, solution, e);
+	answers_len += size;
+	frame_n++;
+	atomic_store_explicit(&answers_held, atomic_load_explicit(&answers_held, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	pthread_mutex_unlock(&out_lock);
 }

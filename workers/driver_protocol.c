@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "line_reader.h"
+#include "protocol/bulk.h"
 #include "protocol/message.h"
+#include "lib/number.h"
 #include "driver.h"
 
 static void send_cancelled(const char *id, bool later)
@@ -63,6 +65,7 @@ struct job {
 	long limit_ms, count, progress_ms;
 	atomic_bool cancelled;
 	bool acked; /* its cancel was acknowledged while its batch ran on */
+	uint64_t bulk_id; /* came in a bulk frame with this id (0: in a line) */
 	atomic_int run; /* enum job_run */
 	struct worker_ctx ctx; /* the plain path's: a cancel stops this job only */
 	size_t room; /* bytes allocated for it (it is reused: spare_jobs) */
@@ -210,49 +213,49 @@ static pthread_cond_t turn_wake = PTHREAD_COND_INITIALIZER;
 /* The reader thread's job being read: with room for a grid of any size. */
 static struct job job_read;
 
-/* Turns a solve message into a job (one that may already be answered).
- * The job is read into job_read, then kept at its grid's size (room for
- * any grid is 4 kB; a queue of 65,536 9x9 jobs takes 30 MB instead of 290,
- * and the reader is not slowed by page faults). */
-static struct job *make_job(const struct msg *m, struct job **spares)
+/* The defaults of a solve's fields: the worker's options. */
+static struct msg_solve_fields solve_defaults(void)
+{
+	return (struct msg_solve_fields){
+		.count = 1,
+		.limit_ms = (long)(opt.time_limit * 1000),
+		.has_seed = true,
+		.seed = opt.seed,
+	};
+}
+
+/* job_read made ready for a request: its id (idlen bytes, under
+ * PROTO_ID_MAX: the codec checked it) and fields; its grid is left as it
+ * is (a record's is read first). */
+static struct job *job_begin(const char *id, size_t idlen, const struct msg_solve_fields *f)
 {
 	struct job *j = &job_read;
 	j->next = j->prev = j->same_hash = NULL;
 	j->in_set = NULL;
 	j->slot = NULL;
 	j->acked = false;
+	j->bulk_id = 0;
 	j->text[0] = '\0';
-	grid_init(&j->grid, GRID_MIN_BOX);
-	char err[GRID_ERR_MAX];
-	struct notation nt;
-	const struct msg_solve_fields dflt = {
-		.count = 1,
-		.limit_ms = (long)(opt.time_limit * 1000),
-		.has_seed = true,
-		.seed = opt.seed,
-	};
-	struct msg_solve s;
-	bool bad = msg_read_solve(m, &dflt, &s, err, sizeof err) < 0;
-	/* the codec checked the id: under PROTO_ID_MAX bytes (snprintf was a
-	 * percent of the racer's time here) */
-	size_t idlen = strnlen(s.id, sizeof j->id - 1);
-	memcpy(j->id, s.id, idlen);
+	/* (snprintf was a percent of the racer's time here) */
+	memcpy(j->id, id, idlen);
 	j->id[idlen] = '\0';
 	atomic_init(&j->cancelled, false);
 	j->kind = JOB_SOLVE;
-	j->limit_ms = s.f.limit_ms;
-	j->count = s.f.count;
-	j->progress_ms = s.f.progress_ms;
+	j->limit_ms = f->limit_ms;
+	j->count = f->count;
+	j->progress_ms = f->progress_ms;
 	if (j->progress_ms > 0 && j->progress_ms < 10)
 		j->progress_ms = 10;
-	j->seed = s.f.seed;
-	if (bad) {
-		j->kind = JOB_ERROR;
-		snprintf(j->text, sizeof j->text, "bad field value: %s", err);
-	} else if (grid_parse(s.grid, s.grid_len, &j->grid, &nt, err, sizeof err) < 0) {
-		j->kind = JOB_ERROR;
-		snprintf(j->text, sizeof j->text, "invalid puzzle: %s", err);
-	} else if (!size_supported(j->grid.box)) {
+	j->seed = f->seed;
+	return j;
+}
+
+/* job_read, its grid read, checked: what the algorithm cannot take, or a
+ * clash of its givens, answered when its turn comes. */
+static void job_check(struct job *j)
+{
+	char err[GRID_ERR_MAX];
+	if (!size_supported(j->grid.box)) {
 		j->kind = JOB_ERROR;
 		snprintf(j->text, sizeof j->text, "size %dx%d not supported (box sizes %d-%d)",
 			 j->grid.side, j->grid.side, ALGO.min_box,
@@ -264,6 +267,14 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 		j->kind = JOB_CLASH;
 		snprintf(j->text, sizeof j->text, "%s", err);
 	}
+}
+
+/* job_read kept at its grid's size (room for any grid is 4 kB; a queue of
+ * 65,536 9x9 jobs takes 30 MB instead of 290, and the reader is not
+ * slowed by page faults), a spare reused when it has the room. */
+static struct job *job_keep(struct job **spares)
+{
+	struct job *j = &job_read;
 	if (j->kind == JOB_ERROR)
 		grid_init(&j->grid, GRID_MIN_BOX); /* the smallest: its cells are not read */
 	size_t size = offsetof(struct job, grid) + grid_bytes(&j->grid);
@@ -280,6 +291,56 @@ static struct job *make_job(const struct msg *m, struct job **spares)
 	atomic_init(&kept->cancelled, false);
 	atomic_init(&kept->run, JOB_QUEUED);
 	return kept;
+}
+
+/* Turns a solve message into a job (one that may already be answered). */
+static struct job *make_job(const struct msg *m, struct job **spares)
+{
+	const struct msg_solve_fields dflt = solve_defaults();
+	char err[GRID_ERR_MAX];
+	struct notation nt;
+	struct msg_solve s;
+	bool bad = msg_read_solve(m, &dflt, &s, err, sizeof err) < 0;
+	struct job *j = job_begin(s.id, strnlen(s.id, PROTO_ID_MAX - 1), &s.f);
+	if (bad) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "bad field value: %s", err);
+	} else if (grid_parse(s.grid, s.grid_len, &j->grid, &nt, err, sizeof err) < 0) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "invalid puzzle: %s", err);
+	} else {
+		job_check(j);
+	}
+	return job_keep(spares);
+}
+
+/* Turns a bulk frame's record into a job, as make_job a solve: h is the
+ * frame's head, bad_fields why its fields could not be read ("": they
+ * could). NULL for a record with id 0, which names no request. */
+static struct job *make_bulk_job(const uint8_t *rec, const struct bulk_head *h, const char *bad_fields,
+				 struct job **spares)
+{
+	char id[U64_DECIMAL_SIZE], err[GRID_ERR_MAX];
+	uint64_t n;
+	int box = 2;
+	while (box * box < h->side)
+		box++;
+	bool bad_cell = bulk_get_solve(rec, box, &n, &job_read.grid, err, sizeof err) < 0;
+	if (n == 0)
+		return NULL;
+	const char *d = u64_decimal(n, id);
+	struct job *j = job_begin(d, strlen(d), &h->f);
+	j->bulk_id = n;
+	if (bad_fields[0]) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "bad field value: %s", bad_fields);
+	} else if (bad_cell) {
+		j->kind = JOB_ERROR;
+		snprintf(j->text, sizeof j->text, "invalid puzzle: %s", err);
+	} else {
+		job_check(j);
+	}
+	return job_keep(spares);
 }
 
 /* Called with queue_lock held: j's cancel is acknowledged while its batch
@@ -387,6 +448,43 @@ static void queue_pending(struct pending *pd, struct job **spares)
 		send_error(refused[i], false, "queue full: %d requests are waiting", PROTO_QUEUE_MAX);
 }
 
+/* A bulk frame's records (PROTOCOL.md 13), its head read in m: each a
+ * job, as a solve line's. Returns -1 when the rest of the input cannot be
+ * read: a head without a count and a side, or records cut short. */
+static int read_frame(struct line_reader *lr, const struct msg *m, struct pending *pd, struct job **spares)
+{
+	const struct msg_solve_fields dflt = solve_defaults();
+	struct bulk_head h;
+	char err[160], bad_fields[160] = "";
+	long line = lr->lineno;
+	if (bulk_read_head(m, &dflt, &h, err, sizeof err) < 0) {
+		if (!h.n) {
+			send_error(NULL, false, "line %ld: %s; the rest of the input is not read", line, err);
+			return -1;
+		}
+		snprintf(bad_fields, sizeof bad_fields, "%s", err);
+	}
+	size_t size = bulk_solve_size(h.side);
+	for (int i = 0; i < h.n; i++) {
+		const unsigned char *rec;
+		if (!line_reader_has(lr, size))
+			queue_pending(pd, spares); /* before a wait for input */
+		if (line_reader_bytes(lr, size, &rec) != LINE_OK) {
+			send_error(NULL, false, "line %ld: the frame ends at record %d of %d", line, i + 1, h.n);
+			return -1;
+		}
+		struct job *j = make_bulk_job(rec, &h, bad_fields, spares);
+		if (!j) {
+			send_error(NULL, false, "line %ld: record %d has id 0", line, i + 1);
+			continue;
+		}
+		pd->job[pd->n++] = j;
+		if (pd->n == RUN_MAX)
+			queue_pending(pd, spares);
+	}
+	return 0;
+}
+
 static void *reader_main(void *arg)
 {
 	(void)arg;
@@ -423,6 +521,11 @@ static void *reader_main(void *arg)
 			pd.job[pd.n++] = make_job(&m, &spares);
 			if (pd.n == RUN_MAX)
 				queue_pending(&pd, &spares);
+			continue;
+		}
+		if (m.type == MSG_SOLVES) {
+			if (read_frame(&lr, &m, &pd, &spares) < 0)
+				break; /* its input is in doubt from here on: as at its end */
 			continue;
 		}
 		queue_pending(&pd, &spares);
@@ -485,10 +588,15 @@ static void send_final(const struct job *j, enum solve_status st, const struct s
 			send_error(j->id, true, "internal error: %s found a wrong answer", ALGO.name);
 			return;
 		}
-		if (j->count > 1)
+		if (j->count > 1) {
 			n = msg_write_count(line, sizeof line, j->id, res->count, &res->solution, &effort, NULL);
-		else
+		} else if (j->bulk_id) {
+			/* asked in a frame: answered in one (PROTOCOL.md 13) */
+			send_solution_record(j->bulk_id, &res->solution, &effort);
+			return;
+		} else {
 			n = msg_write_solution(line, sizeof line, j->id, &res->solution, &effort);
+		}
 		break;
 	case SOLVE_UNSAT:
 		if (j->count > 1)
@@ -813,6 +921,7 @@ int protocol_main(void)
 		.device = device.device,
 		.detail = device.detail,
 		.batch = opt.batch,
+		.bulk = true,
 	};
 	char line[PROTO_LINE_MAX];
 	send_msg(line, msg_write_hello(line, sizeof line, &hello), false);

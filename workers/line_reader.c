@@ -90,3 +90,36 @@ enum line_status line_reader_next(struct line_reader *lr, char **line, size_t *l
 		lr->end += (size_t)k;
 	}
 }
+
+bool line_reader_has(const struct line_reader *lr, size_t n)
+{
+	return lr->end - lr->start >= n;
+}
+
+enum line_status line_reader_bytes(struct line_reader *lr, size_t n, const unsigned char **bytes)
+{
+	lr->lf = NULL;
+	while (lr->end - lr->start < n) {
+		if (lr->eof || n > lr->max + 1) {
+			lr->start = lr->end;
+			return LINE_EOF;
+		}
+		if (lr->start > 0 && lr->start + n > lr->max + 1) {
+			memmove(lr->buf, lr->buf + lr->start, lr->end - lr->start);
+			lr->end -= lr->start;
+			lr->start = 0;
+		}
+		ssize_t k = read(lr->fd, lr->buf + lr->end, lr->max + 1 - lr->end);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return LINE_ERROR;
+		}
+		if (k == 0)
+			lr->eof = true;
+		lr->end += (size_t)k;
+	}
+	*bytes = (const unsigned char *)lr->buf + lr->start;
+	lr->start += n;
+	return LINE_OK;
+}

@@ -33,4 +33,12 @@ enum line_status line_reader_next(struct line_reader *lr, char **line, size_t *l
  * finds is kept for line_reader_next. */
 bool line_reader_buffered(struct line_reader *lr);
 
+/* Blocks until n bytes (at most max + 1) are in, binary, after the last
+ * line: a bulk frame's record. LINE_OK with *bytes at them (valid until the
+ * next call), LINE_EOF when the input ends before them (what came is
+ * dropped), LINE_ERROR. */
+enum line_status line_reader_bytes(struct line_reader *lr, size_t n, const unsigned char **bytes);
+/* True when n bytes can be had without blocking on read(). */
+bool line_reader_has(const struct line_reader *lr, size_t n);
+
 #endif

@@ -109,7 +109,7 @@ static void check_rewrite(const struct msg *m)
 		char detail[64];
 		msg_hello_detail(in.detail, detail, sizeof detail);
 		fuzz_check(strlen(detail) < sizeof detail);
-		const struct msg_hello h = {m->argv[0], m->argv[1], true, 2, 8, "cpu", msg_field(m, "detail"), 4, 0};
+		const struct msg_hello h = {m->argv[0], m->argv[1], true, 2, 8, "cpu", msg_field(m, "detail"), 4, 0, false};
 		reparse(msg_write_hello(out, sizeof out, &h), &back);
 		fuzz_check(back.type == MSG_HELLO && back.argc == 2);
 		break;

@@ -187,11 +187,11 @@ int main(void)
 	WRITES(msg_write_cancelled(out, sizeof out, "p5"), "cancelled p5\n");
 	WRITES(msg_write_error(out, sizeof out, "p6", "invalid puzzle: 17 cells"), "error p6 invalid puzzle: 17 cells\n");
 	WRITES(msg_write_error(out, sizeof out, NULL, "line 3: bad\ttab"), "error - line 3: bad?tab\n");
-	const struct msg_hello hello = {"cp", "0.1.0", true, 2, 8, "gpu", "NVIDIA H100 80GB", 512, 0};
+	const struct msg_hello hello = {"cp", "0.1.0", true, 2, 8, "gpu", "NVIDIA H100 80GB", 512, 0, false};
 	WRITES(msg_write_hello(out, sizeof out, &hello),
 	       "hello cp 0.1.0 proto=1 kind=complete sizes=2-8 device=gpu detail=NVIDIA_H100_80GB batch=512\n");
 	ok(m.type == MSG_HELLO && strcmp(msg_field(&m, "detail"), "NVIDIA_H100_80GB") == 0, "hello reads back");
-	const struct msg_hello plain = {"acs", "1", false, 2, 5, "cpu", NULL, 0, 0};
+	const struct msg_hello plain = {"acs", "1", false, 2, 5, "cpu", NULL, 0, 0, false};
 	WRITES(msg_write_hello(out, sizeof out, &plain), "hello acs 1 proto=1 kind=stochastic sizes=2-5 device=cpu\n");
 	/* too small a buffer: -1, never a cut line */
 	char small[12];
