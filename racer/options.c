@@ -30,6 +30,7 @@ enum {
 	OPT_PRETTY,
 	OPT_CACHE,
 	OPT_NO_CACHE,
+	OPT_NO_BULK,
 	OPT_SCHEDULE,
 	OPT_PRESOLVER,
 	OPT_BUDGET,
@@ -100,6 +101,8 @@ static void print_help(void)
 	       "      --hello-timeout=SECS  time a worker has to say hello after it starts,\n"
 	       "                         before it is killed and started again (default 10: a\n"
 	       "                         GPU worker starting CUDA beside others takes seconds)\n"
+	       "      --no-bulk          send every puzzle to the workers as a line, never in\n"
+	       "                         the bulk frames of those that take them\n"
 	       "  -c, --count[=K]        count solutions up to K (default 2) with the complete\n"
 	       "                         workers: a unique one is printed, else '# unsat' or\n"
 	       "                         '# multiple solutions: N' (N = K: 'at least K')\n"
@@ -236,6 +239,7 @@ void options_parse(int argc, char **argv)
 		{"pretty", no_argument, NULL, OPT_PRETTY},
 		{"cache", required_argument, NULL, OPT_CACHE},
 		{"no-cache", no_argument, NULL, OPT_NO_CACHE},
+		{"no-bulk", no_argument, NULL, OPT_NO_BULK},
 		{"cache-size", required_argument, NULL, OPT_CACHE_SIZE},
 		{"trust", no_argument, NULL, OPT_TRUST},
 		{"cache-required", no_argument, NULL, OPT_CACHE_REQUIRED},
@@ -325,6 +329,9 @@ void options_parse(int argc, char **argv)
 			break;
 		case OPT_TRUST: /* cache import --trust */
 			opt.cache_trust = true;
+			break;
+		case OPT_NO_BULK:
+			opt.no_bulk = true;
 			break;
 		case OPT_NO_CACHE:
 			opt.no_cache = true;

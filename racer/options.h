@@ -31,6 +31,7 @@ struct options {
 	uint64_t seed;
 	const char *cache_dir; /* --cache DIR */
 	bool no_cache;
+	bool no_bulk;          /* --no-bulk: solves as lines only (PROTOCOL.md 13) */
 	size_t cache_size;   /* --cache-size, bytes; 0: CACHE_SIZE_DEFAULT */
 	bool cache_trust;    /* cache import --trust */
 	bool cache_required; /* --cache-required, or redis://...?required=1: no cache, no run */

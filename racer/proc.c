@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,6 +18,7 @@
 #include <event2/event.h>
 
 #include "lib/number.h"
+#include "protocol/bulk.h"
 #include "racer/attempt.h"
 #include "racer/options.h"
 #include "racer/proc.h"
@@ -191,7 +193,47 @@ static struct attempt *take(struct proc *p, int i, uint64_t now)
 	return a;
 }
 
-void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed)
+/* The frame gathered in this loop turn, out: its head, then its records. */
+static void flush_frame(struct proc *p)
+{
+	if (!p->frame_n)
+		return;
+	char head[32];
+	int n = bulk_write_solves_head(head, sizeof head, p->frame_n, p->frame_side);
+	if (p->to && n > 0) {
+		bufferevent_write(p->to, head, (size_t)n);
+		bufferevent_write(p->to, p->frame, (size_t)p->frame_n * bulk_solve_size(p->frame_side));
+	}
+	p->frame_n = 0;
+}
+
+static void flush_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	flush_frame(arg);
+}
+
+/* The next record's room in the frame, which is flushed first when it is
+ * full or of another side; the flush is set for the loop turn's end. */
+static uint8_t *frame_room(struct proc *p, int side)
+{
+	size_t size = bulk_solve_size(side);
+	if (p->frame_n && (p->frame_side != side || p->frame_n == BULK_FRAME_MAX))
+		flush_frame(p);
+	if (!p->frame_n) {
+		p->frame_side = side;
+		event_active(p->flush_ev, 0, 0);
+	}
+	if ((size_t)(p->frame_n + 1) * size > p->frame_cap) {
+		p->frame_cap = p->frame_cap ? 2 * p->frame_cap : 64 * size;
+		p->frame = xrealloc(p->frame, p->frame_cap);
+	}
+	return p->frame + (size_t)p->frame_n++ * size;
+}
+
+void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed,
+		     const struct grid *g)
 {
 	if (!p->to || !proc_ready(p))
 		return;
@@ -207,10 +249,15 @@ void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_r
 	}
 	p->queue[p->head + p->n++] = a;
 	a->proc = (int16_t)p->index;
-	struct msg_span part[2];
-	int n = msg_solve_emit(rec, with_seed, part);
-	for (int i = 0; i < n; i++)
-		bufferevent_write(p->to, part[i].p, part[i].len);
+	if (p->bulk && rec->plain && (!with_seed || rec->seed_at + 1 == rec->len)) {
+		bulk_put_solve(frame_room(p, g->side), a->seq, g);
+	} else {
+		struct msg_span part[2];
+		int n = msg_solve_emit(rec, with_seed, part);
+		flush_frame(p); /* in the order sent */
+		for (int i = 0; i < n; i++)
+			bufferevent_write(p->to, part[i].p, part[i].len);
+	}
 	if (p->n == 1)
 		p->head_ns = now_ns();
 	settle(p);
@@ -222,6 +269,7 @@ void proc_send_cancel(struct proc *p, struct attempt *a)
 		return;
 	a->cancel_ns = now_ns();
 	p->ncancels++;
+	flush_frame(p); /* after the solve it cancels */
 	char id[U64_DECIMAL_SIZE], line[48];
 	int n = msg_write_cancel(line, sizeof line, u64_decimal(a->seq, id));
 	if (n > 0)
@@ -255,6 +303,7 @@ void proc_stop(struct proc *p, enum outcome why, bool strike)
 	if (p->state == PROC_STOPPING || proc_finished(p))
 		return;
 	enter_stopping(p, why, strike);
+	p->frame_n = 0; /* its attempts are lost below */
 	if (p->to) {
 		bufferevent_free(p->to);
 		p->to = NULL;
@@ -311,6 +360,7 @@ void proc_quit(struct proc *p)
 		p->abandoned = true;
 		return;
 	}
+	p->frame_n = 0; /* forgotten below */
 	char line[16];
 	int n = msg_write_quit(line, sizeof line);
 	if (n > 0)
@@ -363,6 +413,7 @@ static void handle_hello(struct proc *p, char *line, size_t len)
 		proc_kill(p);
 		return;
 	}
+	p->bulk = h.bulk && !opt.no_bulk;
 	set_state(p, PROC_IDLE);
 	evtimer_del(p->timer);
 }
@@ -416,6 +467,60 @@ static void handle_line(struct proc *p, char *line, size_t len, uint64_t now)
 	p->ev->answer(p->owner, p, a, &r);
 }
 
+/* A solutions frame (PROTOCOL.md 13): its head, the line (len bytes), and
+ * the rest bytes read after it. Returns the bytes of its records, each
+ * handed on as a solution line's answer; or 0 when the worker broke the
+ * protocol (it is stopping); or -1 with *need set when its records are not
+ * all in yet. */
+static long handle_frame(struct proc *p, const char *line, size_t len, const uint8_t *rest, size_t rest_len,
+			 uint64_t now, size_t *need)
+{
+	struct msg m;
+	struct bulk_head h;
+	char err[128], head[64];
+	/* parsed in a copy: a frame not all in yet is read again */
+	if (len >= sizeof head) {
+		protocol_failure(p, "a frame's head of %zu bytes", len);
+		return 0;
+	}
+	memcpy(head, line, len);
+	if (msg_parse(head, len, &m, err, sizeof err) < 0 || bulk_read_head(&m, NULL, &h, err, sizeof err) < 0) {
+		protocol_failure(p, "a malformed frame: %s", err);
+		return 0;
+	}
+	if (!p->bulk || h.n > p->n) {
+		/* (bounds what is waited for: the racer sent no more) */
+		protocol_failure(p, "a frame of %d solutions, with %d in flight%s", h.n, p->n,
+				 p->bulk ? "" : " and no bulk frames sent");
+		return 0;
+	}
+	size_t size = bulk_solution_size(h.side), all = (size_t)h.n * size;
+	if (rest_len < all) {
+		*need = all;
+		return -1;
+	}
+	for (int k = 0; k < h.n; k++) {
+		struct msg_reply r;
+		bulk_get_solution(rest + (size_t)k * size, h.side, &r);
+		int i = find(p, r.id);
+		if (i < 0) {
+			protocol_failure(p, "a solution in a frame for %" PRIu64 ", which is not in flight", r.id);
+			return 0;
+		}
+		struct attempt *a = take(p, i, now);
+		a->proc = -1;
+		p->ev->answer(p->owner, p, a, &r);
+		if (p->state == PROC_STOPPING)
+			return 0;
+	}
+	return (long)all;
+}
+
+static bool is_frame_head(const char *line, size_t len)
+{
+	return len > 10 && memcmp(line, "solutions ", 10) == 0;
+}
+
 static void from_ended(struct proc *p);
 
 static void from_read_cb(evutil_socket_t fd, short what, void *arg)
@@ -447,17 +552,36 @@ static void from_read_cb(evutil_socket_t fd, short what, void *arg)
 		if (evbuffer_peek(in, -1, NULL, &chunk, 1) < 1)
 			return;
 		char *start = chunk.iov_base, *nl;
-		size_t used = 0;
+		size_t used = 0, frame_need = 0;
 		while ((nl = memchr(start + used, '\n', chunk.iov_len - used)) != NULL &&
 		       (size_t)(nl - start) - used + 1 <= PROTO_LINE_MAX) {
 			size_t len = (size_t)(nl - start) - used;
-			handle_line(p, start + used, len, now);
-			used += len + 1;
+			if (p->state != PROC_STARTING && is_frame_head(start + used, len)) {
+				size_t after = used + len + 1;
+				long took = handle_frame(p, start + used, len, (const uint8_t *)start + after,
+							 chunk.iov_len - after, now, &frame_need);
+				if (took < 0) {
+					frame_need += len + 1; /* the head and its records */
+					break;
+				}
+				used = after + (size_t)took;
+			} else {
+				handle_line(p, start + used, len, now);
+				used += len + 1;
+			}
 			if (p->state == PROC_STOPPING)
 				break;
 		}
 		if (used) {
 			evbuffer_drain(in, used);
+			continue;
+		}
+		if (frame_need) {
+			/* a frame at the front, not all of it in the first chunk */
+			if (avail < frame_need)
+				return;
+			if (!evbuffer_pullup(in, (ev_ssize_t)frame_need))
+				die("out of memory");
 			continue;
 		}
 		struct evbuffer_ptr eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
@@ -552,6 +676,9 @@ void proc_spawn(struct proc *p)
 {
 	if (!p->timer && !(p->timer = evtimer_new(p->base, timer_cb, p)))
 		die("cannot create a timer");
+	if (!p->flush_ev && !(p->flush_ev = event_new(p->base, -1, 0, flush_cb, p)))
+		die("cannot create an event");
+	p->frame_n = 0;
 	set_state(p, PROC_STARTING);
 	p->eof = p->reaped = p->abandoned = false;
 	forget_all(p);
@@ -622,7 +749,11 @@ void proc_free(struct proc *p)
 	free_pipes(p);
 	if (p->timer)
 		event_free(p->timer);
+	if (p->flush_ev)
+		event_free(p->flush_ev);
 	free(p->queue);
-	p->timer = NULL;
+	free(p->frame);
+	p->timer = p->flush_ev = NULL;
 	p->queue = NULL;
+	p->frame = NULL;
 }

@@ -77,6 +77,14 @@ struct proc {
 	uint64_t spawned_ns;
 	uint64_t head_ns;          /* when the head attempt became the head */
 	double slowest_ack_ms;     /* of its cancels lately (fading): the grace follows it */
+	/* bulk frames (PROTOCOL.md 13), when its hello says bulk=1 and
+	 * --no-bulk is not given: the solves of a loop turn go out as one
+	 * frame, its records gathered here until flush_ev runs */
+	bool bulk;
+	struct event *flush_ev;
+	uint8_t *frame;
+	size_t frame_cap;
+	int frame_n, frame_side;
 };
 
 void proc_init(struct proc *p, int index, const struct worker_spec *s, int nice,
@@ -102,8 +110,10 @@ static inline struct attempt *proc_head(const struct proc *p)
 {
 	return p->n ? p->queue[p->head] : NULL;
 }
-/* Sends a solve: the codec's record, with its seed or without. */
-void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed);
+/* Sends a solve of g: the codec's record, with its seed or without; to a
+ * bulk worker, a record without fields goes in the loop turn's frame. */
+void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed,
+		     const struct grid *g);
 void proc_send_cancel(struct proc *p, struct attempt *a);
 /* Ends it: SIGTERM to its group, SIGKILL after the grace. why: what its
  * attempts become (lost() for each); strike: whether the end counts

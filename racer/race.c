@@ -217,7 +217,7 @@ static void send_to(struct puzzle *pz, struct proc *p)
 	a->cancel_ns = 0;
 	a->ms = 0;
 	/* an entry that sets its seed itself gets the line without the racer's */
-	proc_send_solve(p, a, &pz->solve, !s->own_seed);
+	proc_send_solve(p, a, &pz->solve, !s->own_seed, &pz->item.grid);
 	stats_spec_add(s->index, SC_SENT, 1);
 	if (proc_queued(p) == 1)
 		stage_head(p);

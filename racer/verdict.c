@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "protocol/bulk.h"
 #include "racer/attempt.h"
 #include "racer/puzzle.h"
 #include "racer/schedule.h"
@@ -75,15 +76,23 @@ void verdict_gone(int spec, enum msg_type t)
 
 /* Reads and verifies an answer's grid; a wrong one costs the worker this
  * race (warned about once per entry). */
-static bool verified(const struct puzzle *pz, struct worker_spec *s, const char *text, size_t len,
-		     struct grid *sol)
+static bool verified(const struct puzzle *pz, struct worker_spec *s, const struct msg_reply *m, struct grid *sol)
 {
 	char why[GRID_ERR_MAX];
 	struct notation nt;
-	bool read = text && (msg_parse_grid(text, len, pz->item.grid.box, sol) == 0 ||
-			     /* not the protocol's form of this size: the general
-			      * reader, which says why */
-			     grid_parse(text, len, sol, &nt, why, sizeof why) == 0);
+	const char *text = m->grid;
+	size_t len = m->grid_len;
+	bool read;
+	if (m->cells) {
+		read = bulk_cells_grid(m, pz->item.grid.box, sol) == 0;
+		if (!read)
+			snprintf(why, sizeof why, "a frame's cells of side %d, or over it", m->cells_side);
+	} else {
+		read = text && (msg_parse_grid(text, len, pz->item.grid.box, sol) == 0 ||
+				/* not the protocol's form of this size: the
+				 * general reader, which says why */
+				grid_parse(text, len, sol, &nt, why, sizeof why) == 0);
+	}
 	if (read && grid_verify(&pz->item.grid, sol, why, sizeof why))
 		return true;
 	stats_spec_add(s->index, SC_WRONG, 1);
@@ -91,7 +100,7 @@ static bool verified(const struct puzzle *pz, struct worker_spec *s, const char 
 		char where[PUZZLE_WHERE_MAX];
 		s->warned_wrong = true;
 		warn("worker %s sent a wrong answer for %sline %ld (%s); it loses that race", s->label,
-		     puzzle_where(pz, where, sizeof where), pz->item.line, text ? why : "no grid");
+		     puzzle_where(pz, where, sizeof where), pz->item.line, text || m->cells ? why : "no grid");
 	}
 	return false;
 }
@@ -287,7 +296,7 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 			o = OUT_ERROR;
 			break;
 		}
-		if (!verified(pz, s, m->grid, m->grid_len, sol)) {
+		if (!verified(pz, s, m, sol)) {
 			a->outcome = OUT_WRONG;
 			return noted();
 		}
@@ -306,7 +315,7 @@ static struct step racing(struct puzzle *pz, struct attempt *a, const struct msg
 		}
 		if (k == 0)
 			return claim(pz, s->index, V_UNSAT, NULL, 0);
-		if (!verified(pz, s, m->grid, m->grid_len, sol)) {
+		if (!verified(pz, s, m, sol)) {
 			a->outcome = OUT_WRONG;
 			return noted();
 		}
@@ -338,7 +347,7 @@ static struct step late(struct puzzle *pz, struct attempt *a, const struct msg_r
 	union grid_room sol_room;
 	struct grid *sol = &sol_room.grid;
 	bool solved = pz->verdict == V_SOLVED || pz->verdict == V_MULTIPLE;
-	if (m->type == MSG_SOLUTION && !verified(pz, s, m->grid, m->grid_len, sol)) {
+	if (m->type == MSG_SOLUTION && !verified(pz, s, m, sol)) {
 		a->outcome = OUT_WRONG;
 		return noted();
 	}

@@ -564,3 +564,53 @@ answering() {
 	assert_success
 	assert_output --partial '"available":false,"version":null,"why":"speaks protocol 2, not 1"'
 }
+
+# Bulk frames (PROTOCOL.md 13) against tests/fake-bulk.c: a worker that
+# says bulk=1 and answers each frame at once, breaking a rule as its option
+# says; sudoku-cp, which takes frames too, is the honest one.
+
+@test "bulk: solves go in frames to a worker that takes them; as lines with --no-bulk" {
+	for i in $(seq 1 30); do cat "$DATA/easy9.txt"; done >"$T/in"
+	run --separate-stderr race --presolver fake-bulk:log="$T/log" --workers fake-bulk:log="$T/log",cp "$T/in"
+	assert_success
+	printf '%s\n' "${lines[@]}" >"$T/out"
+	run verify "$T/in" "$T/out"
+	assert_line "90 ok, 0 none, 0 wrong"
+	# every puzzle went to the presolver in frames, none as a line
+	assert_equal "$(awk '$1 == "frame" { n += $2 } END { print n }' "$T/log")" 90
+	assert_equal "$(grep -c '^line' "$T/log")" 0
+	rm "$T/log"
+	run --separate-stderr race --no-bulk --presolver fake-bulk:log="$T/log" --workers fake-bulk:log="$T/log",cp "$T/in"
+	assert_success
+	assert_equal "$(grep -c '^line$' "$T/log")" 90
+	assert_equal "$(grep -c '^frame' "$T/log")" 0
+}
+
+@test "bulk: a wrong answer in a frame, or cells over the side, lose only their race" {
+	for mode in lie badcells; do
+		run --separate-stderr race --stats --presolver fake-bulk:$mode --workers fake-bulk:$mode,cp "$DATA/easy9.txt"
+		assert_success
+		printf '%s\n' "${lines[@]}" >"$T/out"
+		run verify "$DATA/easy9.txt" "$T/out"
+		assert_line "3 ok, 0 none, 0 wrong"
+		assert_equal "$(grep -c "fake-bulk:$mode sent a wrong answer" <<<"$stderr")" 1
+		assert_equal "$(stat_of fake-bulk:$mode wrong <<<"$stderr")" 3
+	done
+	[[ $stderr == *"a frame's cells of side 9, or over it"* ]]
+}
+
+@test "bulk: a frame that breaks the protocol costs its worker, never a puzzle" {
+	for i in $(seq 1 10); do cat "$DATA/easy9.txt"; done >"$T/in"
+	# an id not in flight, more records than in flight, a frame to a racer
+	# that sent none, a record cut short and silence after it
+	for mode in stray overcount unannounced cut; do
+		run --separate-stderr race --presolver fake-bulk:$mode --workers fake-bulk:$mode,cp "$T/in"
+		assert_success
+		printf '%s\n' "${lines[@]}" >"$T/out"
+		run verify "$T/in" "$T/out"
+		assert_line "30 ok, 0 none, 0 wrong"
+		if [ $mode != cut ]; then
+			[[ $stderr == *"worker fake-bulk:$mode broke the protocol"* ]]
+		fi
+	done
+}
