@@ -979,7 +979,6 @@ void msg_solve_record_init(struct msg_solve_record *r)
 {
 	r->line = NULL;
 	r->len = r->seed_at = 0;
-	r->plain = false;
 }
 
 void msg_solve_record_clear(struct msg_solve_record *r)
@@ -995,7 +994,6 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 	msg_solve_record_clear(r);
 	size_t seed_at;
 	int n;
-	bool plain = !f || (f->count < 2 && f->limit_ms <= 0 && f->progress_ms <= 0);
 	if (g->cells <= 81) {
 		/* written in place: it fits, unless its id is longer than any
 		 * of the racer's */
@@ -1004,7 +1002,6 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 			r->line = r->small;
 			r->len = (uint32_t)n;
 			r->seed_at = (uint32_t)seed_at;
-			r->plain = plain;
 			return n;
 		}
 	}
@@ -1031,6 +1028,5 @@ int msg_solve_record_make(struct msg_solve_record *r, const char *id, const stru
 	r->line = buf;
 	r->len = (uint32_t)n;
 	r->seed_at = (uint32_t)seed_at;
-	r->plain = plain;
 	return n;
 }

@@ -199,7 +199,6 @@ struct msg_solve_record {
 	char *line;       /* "solve ID GRID [fields] [seed=S]\n" and a NUL; NULL: none */
 	uint32_t len;     /* the whole line, LF included */
 	uint32_t seed_at; /* where " seed=S" starts; len - 1 when there is none */
-	bool plain;       /* no field but the seed: may go in a bulk frame */
 	char small[MSG_SOLVE_SMALL];
 };
 

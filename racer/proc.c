@@ -249,7 +249,7 @@ void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_r
 	}
 	p->queue[p->head + p->n++] = a;
 	a->proc = (int16_t)p->index;
-	if (p->bulk && rec->plain && (!with_seed || rec->seed_at + 1 == rec->len)) {
+	if (!rec) {
 		bulk_put_solve(frame_room(p, g->side), a->seq, g);
 	} else {
 		struct msg_span part[2];

@@ -110,8 +110,15 @@ static inline struct attempt *proc_head(const struct proc *p)
 {
 	return p->n ? p->queue[p->head] : NULL;
 }
-/* Sends a solve of g: the codec's record, with its seed or without; to a
- * bulk worker, a record without fields goes in the loop turn's frame. */
+/* Whether it takes bulk frames (PROTOCOL.md 13): its hello said bulk=1,
+ * and --no-bulk is not given. */
+static inline bool proc_frames(const struct proc *p)
+{
+	return p->bulk;
+}
+/* Sends a solve of g: the codec's record, with its seed or without; or,
+ * rec NULL, to a process that takes frames, g's record in the loop turn's
+ * frame (for a solve without fields). */
 void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed,
 		     const struct grid *g);
 void proc_send_cancel(struct proc *p, struct attempt *a);

@@ -46,6 +46,12 @@ static struct event_base *ev_base;
 static const struct race_hooks *hooks;
 static bool stopped;
 static struct msg_solve_fields solve_fields; /* every solve's: --seed, --count, ... */
+
+/* No field but the seed: a frame's record can carry every solve. */
+static bool solve_plain(void)
+{
+	return solve_fields.count < 2 && solve_fields.limit_ms <= 0 && solve_fields.progress_ms <= 0;
+}
 /* the puzzles racing every entry */
 static struct list racing_all;
 static int all_cap;
@@ -216,8 +222,18 @@ static void send_to(struct puzzle *pz, struct proc *p)
 	struct attempt *a = puzzle_set_outcome(pz, s->index, OUT_SENT);
 	a->cancel_ns = 0;
 	a->ms = 0;
-	/* an entry that sets its seed itself gets the line without the racer's */
-	proc_send_solve(p, a, &pz->solve, !s->own_seed, &pz->item.grid);
+	/* an entry that sets its seed itself gets the line without the
+	 * racer's; a process that takes frames gets the puzzle in one, unless
+	 * it has fields a frame's record cannot carry (and the line is made
+	 * only for the processes that need it) */
+	bool with_seed = !s->own_seed;
+	if (proc_frames(p) && solve_plain() && !(with_seed && solve_fields.has_seed)) {
+		proc_send_solve(p, a, NULL, with_seed, &pz->item.grid);
+	} else {
+		if (!pz->solve.line)
+			make_solve(pz);
+		proc_send_solve(p, a, &pz->solve, with_seed, &pz->item.grid);
+	}
 	stats_spec_add(s->index, SC_SENT, 1);
 	if (proc_queued(p) == 1)
 		stage_head(p);
@@ -412,8 +428,6 @@ static bool start_race(struct puzzle *pz)
 	if (!p && racing_all.n >= all_cap)
 		return false;
 	stage_race_started();
-	if (!pz->solve.line)
-		make_solve(pz);
 	if (opt.json)
 		pz->dispatch_ns = now_ns();
 	if (!p) {

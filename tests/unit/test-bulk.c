@@ -130,36 +130,8 @@ static void test_hello(void)
 	   "no bulk field: lines");
 }
 
-/* Which solves the racer may put in a frame: those without fields but
- * the seed (a frame's head carries none). */
-static void test_plain(void)
-{
-	struct grid *g = grid_new(3);
-	struct msg_solve_record rec;
-	msg_solve_record_init(&rec);
-	ok(!rec.plain, "an empty record is not plain");
-	msg_solve_record_make(&rec, "1", g, NULL);
-	ok(rec.plain, "no fields: plain");
-	struct msg_solve_fields f = {.has_seed = true, .seed = 5};
-	msg_solve_record_make(&rec, "1", g, &f);
-	ok(rec.plain, "a seed alone: plain (sent without it, or as a line)");
-	f.limit_ms = 10;
-	msg_solve_record_make(&rec, "1", g, &f);
-	ok(!rec.plain, "limit_ms: not plain");
-	f = (struct msg_solve_fields){.count = 2};
-	msg_solve_record_make(&rec, "1", g, &f);
-	ok(!rec.plain, "count=2: not plain");
-	f = (struct msg_solve_fields){.progress_ms = 100};
-	msg_solve_record_make(&rec, "1", g, &f);
-	ok(!rec.plain, "progress_ms: not plain");
-	msg_solve_record_clear(&rec);
-	ok(!rec.plain, "cleared: not plain");
-	free(g);
-}
-
 int main(void)
 {
-	test_plain();
 	test_heads();
 	test_records();
 	test_hello();
