@@ -49,12 +49,6 @@ int bulk_read_head(const struct msg *m, const struct msg_solve_fields *dflt, str
 	return 0;
 }
 
-int bulk_write_solves_head(char *buf, size_t bufsz, int n, int side)
-{
-	int len = snprintf(buf, bufsz, "solves %d %d\n", n, side);
-	return len > 0 && (size_t)len < bufsz ? len : -1;
-}
-
 void bulk_write_solutions_head(char *buf, int n, int side)
 {
 	char tail[BULK_SOLUTIONS_HEAD];

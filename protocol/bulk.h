@@ -50,9 +50,7 @@ struct bulk_head {
 int bulk_read_head(const struct msg *m, const struct msg_solve_fields *dflt, struct bulk_head *h,
 		   char *err, size_t errsz);
 
-/* "solves N SIDE\n" (fields are left to lines: the racer sends a puzzle
- * with fields as a solve). Returns its length, or -1 when it does not fit. */
-int bulk_write_solves_head(char *buf, size_t bufsz, int n, int side);
+/* (A solves head is a line: message.h's msg_write_solves writes it.) */
 /* "solutions N SIDE\n" at exactly BULK_SOLUTIONS_HEAD bytes (no NUL). */
 void bulk_write_solutions_head(char *buf, int n, int side);
 

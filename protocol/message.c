@@ -837,30 +837,47 @@ int msg_write_hello(char *buf, size_t bufsz, const struct msg_hello *h)
 	return line_end(&o);
 }
 
+/* solve's fields, the seed last (before_seed: where it starts). */
+static void put_fields(struct line_out *o, const struct msg_solve_fields *f, size_t *before_seed)
+{
+	if (f && f->count >= 2) {
+		put(o, " count=", 7);
+		put_long(o, f->count);
+	}
+	if (f && f->limit_ms > 0) {
+		put(o, " limit_ms=", 10);
+		put_long(o, f->limit_ms);
+	}
+	if (f && f->progress_ms > 0) {
+		put(o, " progress_ms=", 13);
+		put_long(o, f->progress_ms);
+	}
+	if (before_seed)
+		*before_seed = (size_t)(o->p - o->start);
+	if (f && f->has_seed) {
+		put(o, " seed=", 6);
+		put_u64(o, f->seed);
+	}
+}
+
 int msg_write_solve(char *buf, size_t bufsz, const char *id, const struct grid *g,
 		    const struct msg_solve_fields *f, size_t *before_seed)
 {
 	struct line_out o = line_start(buf, bufsz, "solve", id);
 	put(&o, " ", 1);
 	put_grid(&o, g);
-	if (f && f->count >= 2) {
-		put(&o, " count=", 7);
-		put_long(&o, f->count);
-	}
-	if (f && f->limit_ms > 0) {
-		put(&o, " limit_ms=", 10);
-		put_long(&o, f->limit_ms);
-	}
-	if (f && f->progress_ms > 0) {
-		put(&o, " progress_ms=", 13);
-		put_long(&o, f->progress_ms);
-	}
-	if (before_seed)
-		*before_seed = (size_t)(o.p - o.start);
-	if (f && f->has_seed) {
-		put(&o, " seed=", 6);
-		put_u64(&o, f->seed);
-	}
+	put_fields(&o, f, before_seed);
+	return line_end(&o);
+}
+
+int msg_write_solves(char *buf, size_t bufsz, int n, int side, const struct msg_solve_fields *f)
+{
+	struct line_out o = line_start(buf, bufsz, "solves", NULL);
+	put(&o, " ", 1);
+	put_long(&o, n);
+	put(&o, " ", 1);
+	put_long(&o, side);
+	put_fields(&o, f, NULL);
 	return line_end(&o);
 }
 

@@ -145,6 +145,9 @@ int msg_write_hello(char *buf, size_t bufsz, const struct msg_hello *h);
  * (msg_solve_record_make, below) instead. */
 int msg_write_solve(char *buf, size_t bufsz, const char *id, const struct grid *g,
 		    const struct msg_solve_fields *f, size_t *before_seed);
+/* A bulk frame's head, "solves N SIDE [fields]" (bulk.h: its records
+ * follow); every puzzle of the frame has f's fields. */
+int msg_write_solves(char *buf, size_t bufsz, int n, int side, const struct msg_solve_fields *f);
 int msg_write_cancel(char *buf, size_t bufsz, const char *id);
 int msg_write_ping(char *buf, size_t bufsz, const char *token);
 int msg_write_pong(char *buf, size_t bufsz, const char *token);

@@ -198,8 +198,8 @@ static void flush_frame(struct proc *p)
 {
 	if (!p->frame_n)
 		return;
-	char head[32];
-	int n = bulk_write_solves_head(head, sizeof head, p->frame_n, p->frame_side);
+	char head[160];
+	int n = msg_write_solves(head, sizeof head, p->frame_n, p->frame_side, &p->frame_fields);
 	if (p->to && n > 0) {
 		bufferevent_write(p->to, head, (size_t)n);
 		bufferevent_write(p->to, p->frame, (size_t)p->frame_n * bulk_solve_size(p->frame_side));
@@ -214,15 +214,24 @@ static void flush_cb(evutil_socket_t fd, short what, void *arg)
 	flush_frame(arg);
 }
 
+static bool same_fields(const struct msg_solve_fields *a, const struct msg_solve_fields *b)
+{
+	return a->count == b->count && a->limit_ms == b->limit_ms && a->progress_ms == b->progress_ms &&
+	       a->has_seed == b->has_seed && (!a->has_seed || a->seed == b->seed);
+}
+
 /* The next record's room in the frame, which is flushed first when it is
- * full or of another side; the flush is set for the loop turn's end. */
-static uint8_t *frame_room(struct proc *p, int side)
+ * full, or of another side or fields; the flush is set for the loop
+ * turn's end. */
+static uint8_t *frame_room(struct proc *p, int side, const struct msg_solve_fields *f)
 {
 	size_t size = bulk_solve_size(side);
-	if (p->frame_n && (p->frame_side != side || p->frame_n == BULK_FRAME_MAX))
+	if (p->frame_n &&
+	    (p->frame_side != side || p->frame_n == BULK_FRAME_MAX || !same_fields(&p->frame_fields, f)))
 		flush_frame(p);
 	if (!p->frame_n) {
 		p->frame_side = side;
+		p->frame_fields = *f;
 		event_active(p->flush_ev, 0, 0);
 	}
 	if ((size_t)(p->frame_n + 1) * size > p->frame_cap) {
@@ -232,11 +241,9 @@ static uint8_t *frame_room(struct proc *p, int side)
 	return p->frame + (size_t)p->frame_n++ * size;
 }
 
-void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed,
-		     const struct grid *g)
+/* a in flight on p, last. */
+static void enqueue(struct proc *p, struct attempt *a)
 {
-	if (!p->to || !proc_ready(p))
-		return;
 	if (p->head + p->n == p->cap) {
 		/* at the buffer's end: moved down, or grown when half of it is
 		 * in flight (an answer at the head moves nothing) */
@@ -249,17 +256,29 @@ void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_r
 	}
 	p->queue[p->head + p->n++] = a;
 	a->proc = (int16_t)p->index;
-	if (!rec) {
-		bulk_put_solve(frame_room(p, g->side), a->seq, g);
-	} else {
-		struct msg_span part[2];
-		int n = msg_solve_emit(rec, with_seed, part);
-		flush_frame(p); /* in the order sent */
-		for (int i = 0; i < n; i++)
-			bufferevent_write(p->to, part[i].p, part[i].len);
-	}
 	if (p->n == 1)
 		p->head_ns = now_ns();
+}
+
+void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed)
+{
+	if (!p->to || !proc_ready(p))
+		return;
+	enqueue(p, a);
+	struct msg_span part[2];
+	int n = msg_solve_emit(rec, with_seed, part);
+	flush_frame(p); /* in the order sent */
+	for (int i = 0; i < n; i++)
+		bufferevent_write(p->to, part[i].p, part[i].len);
+	settle(p);
+}
+
+void proc_send_framed(struct proc *p, struct attempt *a, const struct grid *g, const struct msg_solve_fields *f)
+{
+	if (!p->to || !proc_ready(p))
+		return;
+	enqueue(p, a);
+	bulk_put_solve(frame_room(p, g->side, f), a->seq, g);
 	settle(p);
 }
 

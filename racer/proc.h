@@ -85,6 +85,7 @@ struct proc {
 	uint8_t *frame;
 	size_t frame_cap;
 	int frame_n, frame_side;
+	struct msg_solve_fields frame_fields;
 };
 
 void proc_init(struct proc *p, int index, const struct worker_spec *s, int nice,
@@ -116,11 +117,11 @@ static inline bool proc_frames(const struct proc *p)
 {
 	return p->bulk;
 }
-/* Sends a solve of g: the codec's record, with its seed or without; or,
- * rec NULL, to a process that takes frames, g's record in the loop turn's
- * frame (for a solve without fields). */
-void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed,
-		     const struct grid *g);
+/* Sends a solve: the codec's record, with its seed or without. */
+void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_record *rec, bool with_seed);
+/* To a process that takes frames: a solve of g with fields f, a record of
+ * the loop turn's frame (its head carries f). */
+void proc_send_framed(struct proc *p, struct attempt *a, const struct grid *g, const struct msg_solve_fields *f);
 void proc_send_cancel(struct proc *p, struct attempt *a);
 /* Ends it: SIGTERM to its group, SIGKILL after the grace. why: what its
  * attempts become (lost() for each); strike: whether the end counts

@@ -47,11 +47,6 @@ static const struct race_hooks *hooks;
 static bool stopped;
 static struct msg_solve_fields solve_fields; /* every solve's: --seed, --count, ... */
 
-/* No field but the seed: a frame's record can carry every solve. */
-static bool solve_plain(void)
-{
-	return solve_fields.count < 2 && solve_fields.limit_ms <= 0 && solve_fields.progress_ms <= 0;
-}
 /* the puzzles racing every entry */
 static struct list racing_all;
 static int all_cap;
@@ -222,17 +217,18 @@ static void send_to(struct puzzle *pz, struct proc *p)
 	struct attempt *a = puzzle_set_outcome(pz, s->index, OUT_SENT);
 	a->cancel_ns = 0;
 	a->ms = 0;
-	/* an entry that sets its seed itself gets the line without the
-	 * racer's; a process that takes frames gets the puzzle in one, unless
-	 * it has fields a frame's record cannot carry (and the line is made
-	 * only for the processes that need it) */
+	/* an entry that sets its seed itself gets the solve without the
+	 * racer's; a process that takes frames gets the puzzle in one (its
+	 * line is made only for the processes that need it) */
 	bool with_seed = !s->own_seed;
-	if (proc_frames(p) && solve_plain() && !(with_seed && solve_fields.has_seed)) {
-		proc_send_solve(p, a, NULL, with_seed, &pz->item.grid);
+	if (proc_frames(p)) {
+		struct msg_solve_fields f = solve_fields;
+		f.has_seed &= with_seed;
+		proc_send_framed(p, a, &pz->item.grid, &f);
 	} else {
 		if (!pz->solve.line)
 			make_solve(pz);
-		proc_send_solve(p, a, &pz->solve, with_seed, &pz->item.grid);
+		proc_send_solve(p, a, &pz->solve, with_seed);
 	}
 	stats_spec_add(s->index, SC_SENT, 1);
 	if (proc_queued(p) == 1)

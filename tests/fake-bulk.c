@@ -11,8 +11,8 @@
  *                  reads, and quits on quit)
  *   --unannounced  no bulk=1 in its hello, and a solutions frame for
  *                  every solve line
- *   --log=FILE     appends "frame N" or "line" for each solves frame or
- *                  solve line it reads
+ *   --log=FILE     appends "frame N [limit_ms=MS] [seed=S]" or "line" for
+ *                  each solves frame or solve line it reads
  *
  * A solve line (a racer with --no-bulk) gets the wrong answer as a line. */
 #include "config.h"
@@ -31,17 +31,24 @@ static enum mode mode = LIE;
 static const char *log_path;
 static int cut;
 
-static void note(const char *what, int n)
+/* A line of the log: what it read, and a frame's count and fields. */
+static void note(const char *what, const struct bulk_head *h)
 {
 	if (!log_path)
 		return;
 	FILE *f = fopen(log_path, "a");
 	if (!f)
 		return;
-	if (n)
-		fprintf(f, "%s %d\n", what, n);
-	else
+	if (h) {
+		fprintf(f, "%s %d", what, h->n);
+		if (h->f.limit_ms)
+			fprintf(f, " limit_ms=%ld", h->f.limit_ms);
+		if (h->f.has_seed)
+			fprintf(f, " seed=%" PRIu64, h->f.seed);
+		fprintf(f, "\n");
+	} else {
 		fprintf(f, "%s\n", what);
+	}
 	fclose(f);
 }
 
@@ -78,7 +85,7 @@ static void solves(char *line)
 	char err[128];
 	if (msg_parse(line, strlen(line), &m, err, sizeof err) < 0 || bulk_read_head(&m, NULL, &h, err, sizeof err) < 0)
 		exit(3);
-	note("frame", h.n);
+	note("frame", &h);
 	uint64_t ids[BULK_FRAME_MAX];
 	size_t size = bulk_solve_size(h.side);
 	uint8_t *rec = malloc(size);
@@ -120,7 +127,7 @@ int main(int argc, char **argv)
 		if (strncmp(line, "solves ", 7) == 0) {
 			solves(line);
 		} else if (strncmp(line, "solve ", 6) == 0) {
-			note("line", 0);
+			note("line", NULL);
 			char *id = line + 6;
 			id[strcspn(id, " ")] = '\0';
 			if (cut)

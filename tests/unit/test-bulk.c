@@ -44,11 +44,18 @@ static void test_heads(void)
 	ok(buf[BULK_SOLUTIONS_HEAD - 1] == '\n', "the widest solutions head fits its width");
 	buf[BULK_SOLUTIONS_HEAD - 1] = '\0';
 	ok(head(buf, &h, err) == 0 && h.n == BULK_FRAME_MAX && h.side == 64, "and reads back: '%s'", buf);
-	char sh[32];
-	int n = bulk_write_solves_head(sh, sizeof sh, 12, 25);
-	is_str(sh, "solves 12 25\n", "bulk_write_solves_head");
+	char sh[128];
+	int n = msg_write_solves(sh, sizeof sh, 12, 25, NULL);
+	is_str(sh, "solves 12 25\n", "msg_write_solves");
 	ok(n == 13, "its length");
-	ok(bulk_write_solves_head(sh, 5, 12, 25) == -1, "too small a buffer: -1");
+	ok(msg_write_solves(sh, 5, 12, 25, NULL) == -1, "too small a buffer: -1");
+	const struct msg_solve_fields f = {.count = 3, .limit_ms = 250, .progress_ms = 100, .has_seed = true, .seed = 9};
+	msg_write_solves(sh, sizeof sh, 2, 9, &f);
+	is_str(sh, "solves 2 9 count=3 limit_ms=250 progress_ms=100 seed=9\n", "a head with every field");
+	sh[strlen(sh) - 1] = '\0';
+	ok(head(sh, &h, err) == 0 && h.n == 2 && h.f.count == 3 && h.f.limit_ms == 250 && h.f.progress_ms == 100 &&
+		   h.f.has_seed && h.f.seed == 9,
+	   "and reads back");
 }
 
 static void test_records(void)
