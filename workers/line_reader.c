@@ -22,6 +22,23 @@ void line_reader_free(struct line_reader *lr)
 	lr->buf = NULL;
 }
 
+/* One read() into the room after the unread bytes; the end of input is
+ * noted. -1: an error (errno says which). */
+static int fill(struct line_reader *lr)
+{
+	for (;;) {
+		ssize_t k = read(lr->fd, lr->buf + lr->end, lr->max + 1 - lr->end);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			lr->eof = true;
+		lr->end += (size_t)k;
+		return 0;
+	}
+}
+
 bool line_reader_buffered(struct line_reader *lr)
 {
 	/* kept: every reader asks before each line, and a second scan for the
@@ -79,15 +96,8 @@ enum line_status line_reader_next(struct line_reader *lr, char **line, size_t *l
 			lr->skipping = true;
 			lr->start = lr->end = 0;
 		}
-		ssize_t k = read(lr->fd, lr->buf + lr->end, lr->max + 1 - lr->end);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
+		if (fill(lr) < 0)
 			return LINE_ERROR;
-		}
-		if (k == 0)
-			lr->eof = true;
-		lr->end += (size_t)k;
 	}
 }
 
@@ -109,15 +119,8 @@ enum line_status line_reader_bytes(struct line_reader *lr, size_t n, const unsig
 			lr->end -= lr->start;
 			lr->start = 0;
 		}
-		ssize_t k = read(lr->fd, lr->buf + lr->end, lr->max + 1 - lr->end);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
+		if (fill(lr) < 0)
 			return LINE_ERROR;
-		}
-		if (k == 0)
-			lr->eof = true;
-		lr->end += (size_t)k;
 	}
 	*bytes = (const unsigned char *)lr->buf + lr->start;
 	lr->start += n;
