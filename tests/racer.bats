@@ -565,7 +565,7 @@ answering() {
 	assert_output --partial '"available":false,"version":null,"why":"speaks protocol 2, not 1"'
 }
 
-# Bulk frames (PROTOCOL.md 13) against tests/fake-bulk.c: a worker that
+# Bulk frames (PROTOCOL.md 13) against tests/fakes/fake-bulk.c: a worker that
 # says bulk=1 and answers each frame at once, breaking a rule as its option
 # says; sudoku-cp, which takes frames too, is the honest one.
 
