@@ -21,6 +21,8 @@
 
 /* Most records in one frame. */
 #define BULK_FRAME_MAX 1024
+/* The longest head line, LF included. */
+#define BULK_HEAD_MAX 256
 /* A solutions head is written at this width, padded with spaces after its
  * type, so that its count can be set once the frame's records are in. */
 #define BULK_SOLUTIONS_HEAD 24

@@ -496,10 +496,10 @@ static long handle_frame(struct proc *p, const char *line, size_t len, const uin
 {
 	struct msg m;
 	struct bulk_head h;
-	char err[128], head[64];
+	char err[128], head[BULK_HEAD_MAX];
 	/* parsed in a copy: a frame not all in yet is read again */
 	if (len >= sizeof head) {
-		protocol_failure(p, "a frame's head of %zu bytes", len);
+		protocol_failure(p, "a frame's head of %zu bytes, over %d", len + 1, BULK_HEAD_MAX);
 		return 0;
 	}
 	memcpy(head, line, len);
@@ -535,9 +535,15 @@ static long handle_frame(struct proc *p, const char *line, size_t len, const uin
 	return (long)all;
 }
 
+/* A line that msg_parse would read as a solutions head: its first word,
+ * after any spaces, is "solutions". */
 static bool is_frame_head(const char *line, size_t len)
 {
-	return len > 10 && memcmp(line, "solutions ", 10) == 0;
+	size_t lead = 0;
+	for (; lead < len; lead++)
+		if (line[lead] != ' ')
+			break;
+	return len >= lead + 10 && memcmp(line + lead, "solutions ", 10) == 0;
 }
 
 static void from_ended(struct proc *p);

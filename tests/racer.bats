@@ -609,6 +609,15 @@ answering() {
 		assert_equal "$(stat_of fake-bulk:$mode wrong <<<"$stderr")" 3
 	done
 	[[ $stderr == *"a frame's cells of side 9, or over it"* ]]
+	# a head padded with spaces is read (its answers are the liar's)...
+	run --separate-stderr race --stats --presolver fake-bulk:padded --workers fake-bulk:padded,cp "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$(stat_of fake-bulk:padded wrong <<<"$stderr")" 3
+	[[ $stderr != *"worker fake-bulk:padded broke the protocol"* ]]
+	# ...up to the longest head
+	run --separate-stderr race --presolver fake-bulk:longhead --workers fake-bulk:longhead,cp "$DATA/easy9.txt"
+	assert_success
+	[[ $stderr == *"broke the protocol (a frame's head of 324 bytes, over 256)"* ]]
 }
 
 @test "bulk: a frame that breaks the protocol costs its worker, never a puzzle" {

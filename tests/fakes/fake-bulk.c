@@ -11,6 +11,9 @@
  *                  reads, and quits on quit)
  *   --unannounced  no bulk=1 in its hello, and a solutions frame for
  *                  every solve line
+ *   --padded       --lie's frames with heads padded with spaces, before
+ *                  and between the words (a head the racer must read)
+ *   --longhead     the same padded past the longest head (256 bytes)
  *   --log=FILE     appends "frame N [limit_ms=MS] [seed=S]" or "line" for
  *                  each solves frame or solve line it reads
  *
@@ -26,7 +29,7 @@
 
 static const char valid[] = "123456789456789123789123456214365897365897214897214365531642978642978531978531642";
 
-enum mode { LIE, BADCELLS, STRAY, OVERCOUNT, CUT, UNANNOUNCED };
+enum mode { LIE, BADCELLS, STRAY, OVERCOUNT, CUT, UNANNOUNCED, PADDED, LONGHEAD };
 static enum mode mode = LIE;
 static const char *log_path;
 static int cut;
@@ -62,6 +65,8 @@ static void answer(const uint64_t *ids, int n, int head_n)
 		g->cell[40] = 10;
 	char head[BULK_SOLUTIONS_HEAD];
 	bulk_write_solutions_head(head, head_n, 9);
+	if (mode == PADDED || mode == LONGHEAD)
+		printf("%*s", mode == PADDED ? 100 : 300, ""); /* spaces before the type */
 	fwrite(head, sizeof head, 1, stdout);
 	uint8_t rec[20 + 81];
 	const struct msg_effort e = {.nodes = 1, .ms = 0.001};
@@ -109,9 +114,10 @@ static void solves(char *line)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = {"--lie", "--badcells", "--stray", "--overcount", "--cut", "--unannounced"};
+	static const char *const names[] = {"--lie",	 "--badcells",	  "--stray",  "--overcount",
+					    "--cut",	 "--unannounced", "--padded", "--longhead"};
 	for (int i = 1; i < argc; i++) {
-		for (int k = 0; k < 6; k++)
+		for (int k = 0; k < 8; k++)
 			if (strcmp(argv[i], names[k]) == 0)
 				mode = (enum mode)k;
 		if (strncmp(argv[i], "--log=", 6) == 0)
