@@ -18,8 +18,9 @@
 #include <event2/event.h>
 
 #include "lib/number.h"
-#include "protocol/bulk.h"
 #include "racer/attempt.h"
+#include "racer/cut.h"
+#include "racer/frame.h"
 #include "racer/options.h"
 #include "racer/proc.h"
 #include "racer/spawn.h"
@@ -193,52 +194,12 @@ static struct attempt *take(struct proc *p, int i, uint64_t now)
 	return a;
 }
 
-/* The frame gathered in this loop turn, out: its head, then its records. */
-static void flush_frame(struct proc *p)
-{
-	if (!p->frame_n)
-		return;
-	char head[160];
-	int n = msg_write_solves(head, sizeof head, p->frame_n, p->frame_side, &p->frame_fields);
-	if (p->to && n > 0) {
-		bufferevent_write(p->to, head, (size_t)n);
-		bufferevent_write(p->to, p->frame, (size_t)p->frame_n * bulk_solve_size(p->frame_side));
-	}
-	p->frame_n = 0;
-}
-
 static void flush_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)fd;
 	(void)what;
-	flush_frame(arg);
-}
-
-static bool same_fields(const struct msg_solve_fields *a, const struct msg_solve_fields *b)
-{
-	return a->count == b->count && a->limit_ms == b->limit_ms && a->progress_ms == b->progress_ms &&
-	       a->has_seed == b->has_seed && (!a->has_seed || a->seed == b->seed);
-}
-
-/* The next record's room in the frame, which is flushed first when it is
- * full, or of another side or fields; the flush is set for the loop
- * turn's end. */
-static uint8_t *frame_room(struct proc *p, int side, const struct msg_solve_fields *f)
-{
-	size_t size = bulk_solve_size(side);
-	if (p->frame_n &&
-	    (p->frame_side != side || p->frame_n == BULK_FRAME_MAX || !same_fields(&p->frame_fields, f)))
-		flush_frame(p);
-	if (!p->frame_n) {
-		p->frame_side = side;
-		p->frame_fields = *f;
-		event_active(p->flush_ev, 0, 0);
-	}
-	if ((size_t)(p->frame_n + 1) * size > p->frame_cap) {
-		p->frame_cap = p->frame_cap ? 2 * p->frame_cap : 64 * size;
-		p->frame = xrealloc(p->frame, p->frame_cap);
-	}
-	return p->frame + (size_t)p->frame_n++ * size;
+	struct proc *p = arg;
+	frame_flush(&p->frame, p->to);
 }
 
 /* a in flight on p, last. */
@@ -267,7 +228,7 @@ void proc_send_solve(struct proc *p, struct attempt *a, const struct msg_solve_r
 	enqueue(p, a);
 	struct msg_span part[2];
 	int n = msg_solve_emit(rec, with_seed, part);
-	flush_frame(p); /* in the order sent */
+	frame_flush(&p->frame, p->to); /* in the order sent */
 	for (int i = 0; i < n; i++)
 		bufferevent_write(p->to, part[i].p, part[i].len);
 	settle(p);
@@ -278,7 +239,8 @@ void proc_send_framed(struct proc *p, struct attempt *a, const struct grid *g, c
 	if (!p->to || !proc_ready(p))
 		return;
 	enqueue(p, a);
-	bulk_put_solve(frame_room(p, g->side, f), a->seq, g);
+	if (frame_add(&p->frame, a->seq, g, f, p->to))
+		event_active(p->flush_ev, 0, 0); /* at the loop turn's end */
 	settle(p);
 }
 
@@ -288,7 +250,7 @@ void proc_send_cancel(struct proc *p, struct attempt *a)
 		return;
 	a->cancel_ns = now_ns();
 	p->ncancels++;
-	flush_frame(p); /* after the solve it cancels */
+	frame_flush(&p->frame, p->to); /* after the solve it cancels */
 	char id[U64_DECIMAL_SIZE], line[48];
 	int n = msg_write_cancel(line, sizeof line, u64_decimal(a->seq, id));
 	if (n > 0)
@@ -322,7 +284,7 @@ void proc_stop(struct proc *p, enum outcome why, bool strike)
 	if (p->state == PROC_STOPPING || proc_finished(p))
 		return;
 	enter_stopping(p, why, strike);
-	p->frame_n = 0; /* its attempts are lost below */
+	frame_flush(&p->frame, NULL); /* its attempts are lost below */
 	if (p->to) {
 		bufferevent_free(p->to);
 		p->to = NULL;
@@ -379,7 +341,7 @@ void proc_quit(struct proc *p)
 		p->abandoned = true;
 		return;
 	}
-	p->frame_n = 0; /* forgotten below */
+	frame_flush(&p->frame, NULL); /* forgotten below */
 	char line[16];
 	int n = msg_write_quit(line, sizeof line);
 	if (n > 0)
@@ -439,6 +401,21 @@ static void handle_hello(struct proc *p, char *line, size_t len)
 
 /* --- what it says --- */
 
+/* A final answer for attempt i (-1: none in flight with its id, which
+ * breaks the protocol): taken out and handed up. False when the process is
+ * stopping. */
+static bool hand_on(struct proc *p, int i, const struct msg_reply *r, const char *what, uint64_t now)
+{
+	if (i < 0) {
+		protocol_failure(p, "'%s' for %" PRIu64 ", which is not in flight", what, r->id);
+		return false;
+	}
+	struct attempt *a = take(p, i, now);
+	a->proc = -1;
+	p->ev->answer(p->owner, p, a, r);
+	return p->state != PROC_STOPPING;
+}
+
 static void handle_line(struct proc *p, char *line, size_t len, uint64_t now)
 {
 	if (p->state == PROC_STARTING) {
@@ -477,74 +454,64 @@ static void handle_line(struct proc *p, char *line, size_t len, uint64_t now)
 			p->ev->progress(p->owner, p, proc_at(p, i), &m);
 		return;
 	}
-	if (i < 0) {
-		protocol_failure(p, "'%s' for %s, which is not in flight", m.word, m.id);
-		return;
-	}
-	struct attempt *a = take(p, i, now);
-	a->proc = -1;
-	p->ev->answer(p->owner, p, a, &r);
+	hand_on(p, i, &r, m.word, now);
 }
 
-/* A solutions frame (PROTOCOL.md 13): its head, the line (len bytes), and
- * the rest bytes read after it. Returns the bytes of its records, each
- * handed on as a solution line's answer; or 0 when the worker broke the
- * protocol (it is stopping); or -1 with *need set when its records are not
- * all in yet. */
-static long handle_frame(struct proc *p, const char *line, size_t len, const uint8_t *rest, size_t rest_len,
-			 uint64_t now, size_t *need)
+/* A read event's messages (cut_messages), with one clock read for the run
+ * of answers read at once. */
+struct reading {
+	struct proc *p;
+	uint64_t now;
+};
+
+static bool reading_wanted(void *arg)
 {
-	struct msg m;
-	struct bulk_head h;
-	char err[128], head[BULK_HEAD_MAX];
-	/* parsed in a copy: a frame not all in yet is read again */
-	if (len >= sizeof head) {
-		protocol_failure(p, "a frame's head of %zu bytes, over %d", len + 1, BULK_HEAD_MAX);
-		return 0;
-	}
-	memcpy(head, line, len);
-	if (msg_parse(head, len, &m, err, sizeof err) < 0 || bulk_read_head(&m, NULL, &h, err, sizeof err) < 0) {
-		protocol_failure(p, "a malformed frame: %s", err);
-		return 0;
-	}
-	if (!p->bulk || h.n > p->n) {
-		/* (bounds what is waited for: the racer sent no more) */
-		protocol_failure(p, "a frame of %d solutions, with %d in flight%s", h.n, p->n,
-				 p->bulk ? "" : " and no bulk frames sent");
-		return 0;
-	}
-	size_t size = bulk_solution_size(h.side), all = (size_t)h.n * size;
-	if (rest_len < all) {
-		*need = all;
-		return -1;
-	}
-	for (int k = 0; k < h.n; k++) {
-		struct msg_reply r;
-		bulk_get_solution(rest + (size_t)k * size, h.side, &r);
-		int i = find(p, r.id);
-		if (i < 0) {
-			protocol_failure(p, "a solution in a frame for %" PRIu64 ", which is not in flight", r.id);
-			return 0;
-		}
-		struct attempt *a = take(p, i, now);
-		a->proc = -1;
-		p->ev->answer(p->owner, p, a, &r);
-		if (p->state == PROC_STOPPING)
-			return 0;
-	}
-	return (long)all;
+	const struct proc *p = ((struct reading *)arg)->p;
+	return p->state != PROC_STOPPING && p->state != PROC_DEAD;
 }
 
-/* A line that msg_parse would read as a solutions head: its first word,
- * after any spaces, is "solutions". */
-static bool is_frame_head(const char *line, size_t len)
+static void reading_line(void *arg, char *line, size_t len)
 {
-	size_t lead = 0;
-	for (; lead < len; lead++)
-		if (line[lead] != ' ')
-			break;
-	return len >= lead + 10 && memcmp(line + lead, "solutions ", 10) == 0;
+	const struct reading *rd = arg;
+	handle_line(rd->p, line, len, rd->now);
 }
+
+static bool reading_is_frame(void *arg, const char *line, size_t len)
+{
+	return ((struct reading *)arg)->p->state != PROC_STARTING && frame_is_solutions(line, len);
+}
+
+/* A solutions frame's record (frame_read_solutions' each), answered as a
+ * solution line is. */
+static bool frame_answer(void *arg, const struct msg_reply *r)
+{
+	const struct reading *rd = arg;
+	return hand_on(rd->p, find(rd->p, r->id), r, "a solution in a frame", rd->now);
+}
+
+static size_t reading_frame(void *arg, const char *line, size_t len, size_t rest_len, size_t *wait)
+{
+	struct proc *p = ((struct reading *)arg)->p;
+	size_t took = 0;
+	char why[160];
+	enum frame_read rd = frame_read_solutions(line, len, (const uint8_t *)line + len + 1, rest_len, p->n, p->bulk,
+						  frame_answer, arg, &took, why, sizeof why);
+	if (rd == FRAME_BROKEN)
+		protocol_failure(p, "%s", why);
+	if (rd != FRAME_WAIT)
+		return took;
+	*wait = took;
+	return 0;
+}
+
+static void reading_overlong(void *arg)
+{
+	protocol_failure(((struct reading *)arg)->p, "a line longer than %d bytes", PROTO_LINE_MAX);
+}
+
+static const struct cut_events reading_events = {
+	reading_wanted, reading_line, reading_is_frame, reading_frame, reading_overlong,
+};
 
 static void from_ended(struct proc *p);
 
@@ -552,73 +519,15 @@ static void from_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)what;
 	struct proc *p = arg;
-	struct evbuffer *in = p->from_buf;
-	ssize_t n = read_into(in, fd, FROM_CHUNK);
+	ssize_t n = read_into(p->from_buf, fd, FROM_CHUNK);
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return;
 	if (n <= 0) {
 		from_ended(p);
 		return;
 	}
-	/* one clock read for the run of answers read at once */
-	uint64_t now = now_ns();
-	for (;;) {
-		size_t avail = evbuffer_get_length(in);
-		if (p->state == PROC_STOPPING || p->state == PROC_DEAD) {
-			/* the last words of a process given up on */
-			evbuffer_drain(in, avail);
-			return;
-		}
-		if (!avail)
-			return;
-		/* the whole lines of the first chunk in place, drained at once; a
-		 * line across chunks is pulled up into the first one */
-		struct evbuffer_iovec chunk;
-		if (evbuffer_peek(in, -1, NULL, &chunk, 1) < 1)
-			return;
-		char *start = chunk.iov_base, *nl;
-		size_t used = 0, frame_need = 0;
-		while ((nl = memchr(start + used, '\n', chunk.iov_len - used)) != NULL &&
-		       (size_t)(nl - start) - used + 1 <= PROTO_LINE_MAX) {
-			size_t len = (size_t)(nl - start) - used;
-			if (p->state != PROC_STARTING && is_frame_head(start + used, len)) {
-				size_t after = used + len + 1;
-				long took = handle_frame(p, start + used, len, (const uint8_t *)start + after,
-							 chunk.iov_len - after, now, &frame_need);
-				if (took < 0) {
-					frame_need += len + 1; /* the head and its records */
-					break;
-				}
-				used = after + (size_t)took;
-			} else {
-				handle_line(p, start + used, len, now);
-				used += len + 1;
-			}
-			if (p->state == PROC_STOPPING)
-				break;
-		}
-		if (used) {
-			evbuffer_drain(in, used);
-			continue;
-		}
-		if (frame_need) {
-			/* a frame at the front, not all of it in the first chunk */
-			if (avail < frame_need)
-				return;
-			if (!evbuffer_pullup(in, (ev_ssize_t)frame_need))
-				die("out of memory");
-			continue;
-		}
-		struct evbuffer_ptr eol = evbuffer_search_eol(in, NULL, NULL, EVBUFFER_EOL_LF);
-		if (eol.pos < 0 && avail < PROTO_LINE_MAX)
-			return; /* the rest of the line is still to come */
-		if (eol.pos < 0 || (size_t)eol.pos + 1 > PROTO_LINE_MAX) {
-			protocol_failure(p, "a line longer than %d bytes", PROTO_LINE_MAX);
-			continue;
-		}
-		if (!evbuffer_pullup(in, (ev_ssize_t)eol.pos + 1))
-			die("out of memory");
-	}
+	struct reading rd = {p, now_ns()};
+	cut_messages(p->from_buf, &reading_events, &rd);
 }
 
 /* Its output's end, or a read error: a line cut short is dropped. */
@@ -703,7 +612,7 @@ void proc_spawn(struct proc *p)
 		die("cannot create a timer");
 	if (!p->flush_ev && !(p->flush_ev = event_new(p->base, -1, 0, flush_cb, p)))
 		die("cannot create an event");
-	p->frame_n = 0;
+	frame_flush(&p->frame, NULL);
 	set_state(p, PROC_STARTING);
 	p->eof = p->reaped = p->abandoned = false;
 	forget_all(p);
@@ -777,8 +686,7 @@ void proc_free(struct proc *p)
 	if (p->flush_ev)
 		event_free(p->flush_ev);
 	free(p->queue);
-	free(p->frame);
+	frame_free(&p->frame);
 	p->timer = p->flush_ev = NULL;
 	p->queue = NULL;
-	p->frame = NULL;
 }

@@ -18,6 +18,7 @@
 #include <sys/types.h>
 
 #include "protocol/message.h"
+#include "racer/frame.h"
 #include "racer/outcome.h"
 
 struct attempt;
@@ -82,10 +83,7 @@ struct proc {
 	 * frame, its records gathered here until flush_ev runs */
 	bool bulk;
 	struct event *flush_ev;
-	uint8_t *frame;
-	size_t frame_cap;
-	int frame_n, frame_side;
-	struct msg_solve_fields frame_fields;
+	struct solves_frame frame;
 };
 
 void proc_init(struct proc *p, int index, const struct worker_spec *s, int nice,
