@@ -32,11 +32,7 @@ int bulk_read_head(const struct msg *m, const struct msg_solve_fields *dflt, str
 		snprintf(err, errsz, "%s %.32s: not a count from 1 to %d", m->word, m->argv[0], BULK_FRAME_MAX);
 		return -1;
 	}
-	int box = GRID_MIN_BOX;
-	bool read = msg_number(m->argv[1], GRID_MAX_SIDE, &side);
-	while (read && box < GRID_MAX_BOX && (uint64_t)box * (uint64_t)box < side)
-		box++;
-	if (!read || (uint64_t)box * (uint64_t)box != side) {
+	if (!msg_number(m->argv[1], GRID_MAX_SIDE, &side) || !grid_box_for_side((int)side)) {
 		snprintf(err, errsz, "%s %.32s %.32s: not a grid's side (%d to %d, a square)", m->word,
 			 m->argv[0], m->argv[1], GRID_MIN_BOX * GRID_MIN_BOX, GRID_MAX_SIDE);
 		return -1;

@@ -322,9 +322,7 @@ static struct job *make_bulk_job(const uint8_t *rec, const struct bulk_head *h, 
 {
 	char id[U64_DECIMAL_SIZE], err[GRID_ERR_MAX];
 	uint64_t n;
-	int box = 2;
-	while (box * box < h->side)
-		box++;
+	int box = grid_box_for_side(h->side);
 	bool bad_cell = bulk_get_solve(rec, box, &n, &job_read.grid, err, sizeof err) < 0;
 	if (n == 0)
 		return NULL;

@@ -97,9 +97,8 @@ static void solves(char *line)
 	for (int k = 0; k < h.n; k++) {
 		if (!rec || fread(rec, size, 1, stdin) != 1)
 			exit(0);
-		ids[k] = 0;
-		for (int i = 7; i >= 0; i--)
-			ids[k] = ids[k] << 8 | rec[i];
+		union grid_room cells;
+		bulk_get_solve(rec, grid_box_for_side(h.side), &ids[k], &cells.grid, err, sizeof err);
 	}
 	free(rec);
 	if (cut)

@@ -43,9 +43,7 @@ static void check_solves(const struct bulk_head *h, const uint8_t *recs, size_t 
 		   again.f.limit_ms == h->f.limit_ms && again.f.progress_ms == h->f.progress_ms &&
 		   again.f.has_seed == h->f.has_seed && (!h->f.has_seed || again.f.seed == h->f.seed));
 	size_t rec_size = bulk_solve_size(h->side);
-	int box = 2;
-	while (box * box < h->side)
-		box++;
+	int box = grid_box_for_side(h->side);
 	static uint8_t rewritten[8 + GRID_MAX_CELLS];
 	for (size_t at = 0; at + rec_size <= size && at / rec_size < (size_t)h->n; at += rec_size) {
 		union grid_room g_room;
@@ -67,9 +65,7 @@ static void check_solves(const struct bulk_head *h, const uint8_t *recs, size_t 
 static void check_solutions(const struct bulk_head *h, const uint8_t *recs, size_t size)
 {
 	size_t rec_size = bulk_solution_size(h->side);
-	int box = 2;
-	while (box * box < h->side)
-		box++;
+	int box = grid_box_for_side(h->side);
 	static uint8_t rewritten[20 + GRID_MAX_CELLS];
 	for (size_t at = 0; at + rec_size <= size && at / rec_size < (size_t)h->n; at += rec_size) {
 		struct msg_reply r;
