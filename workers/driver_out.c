@@ -76,6 +76,14 @@ void flush_answers(void)
 	pthread_mutex_unlock(&out_lock);
 }
 
+/* One more answer held. Called with out_lock held: the only writer, so no
+ * read-modify-write is needed. */
+static void hold_one(void)
+{
+	atomic_store_explicit(&answers_held, atomic_load_explicit(&answers_held, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
 static void send_buf(const char *buf, size_t n, bool later)
 {
 	pthread_mutex_lock(&out_lock);
@@ -85,9 +93,7 @@ static void send_buf(const char *buf, size_t n, bool later)
 		close_frame();
 		memcpy(answers + answers_len, buf, n);
 		answers_len += n;
-		/* (only here, under out_lock: no read-modify-write needed) */
-		atomic_store_explicit(&answers_held, atomic_load_explicit(&answers_held, memory_order_relaxed) + 1,
-				      memory_order_relaxed);
+		hold_one();
 	} else {
 		flush_answers_locked();
 		write_all(buf, n);
@@ -131,7 +137,6 @@ void send_solution_record(uint64_t id, const struct grid *solution, const struct
 	bulk_put_solution((uint8_t *)answers + answers_len, id, solution, e);
 	answers_len += size;
 	frame_n++;
-	atomic_store_explicit(&answers_held, atomic_load_explicit(&answers_held, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
+	hold_one();
 	pthread_mutex_unlock(&out_lock);
 }
