@@ -81,6 +81,11 @@ enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD, CACHE_TIMEOUT };
 
 /* The puzzle's key. */
 void cache_key(const struct grid *puzzle, uint8_t key[CACHE_KEY_LEN]);
+/* The store's order of keys: LMDB's own (memcmp of the shorter length,
+ * then the shorter first), by two 64-bit compares for two keys of
+ * CACHE_KEY_LEN bytes. The same order, so a store either wrote reads
+ * with the other. <0, 0, >0. */
+int cache_key_order(const void *a, size_t alen, const void *b, size_t blen);
 /* The longest value there is (a 64x64 grid, solved); no store takes a
  * longer one. */
 size_t cache_value_max(void);

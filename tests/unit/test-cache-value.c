@@ -134,6 +134,53 @@ static void format_2(const struct grid *p, const struct grid *s)
 	ok(cache_check(p, v, sizeof v, &d, why, sizeof why) == CACHE_BAD, "format 2: tampered, bad (%s)", why);
 }
 
+/* LMDB's own order of keys: memcmp of the shorter length, then the
+ * shorter first */
+static int lmdb_order(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	size_t n = alen < blen ? alen : blen;
+	int d = n ? memcmp(a, b, n) : 0;
+	if (d)
+		return d < 0 ? -1 : 1;
+	return (alen > blen) - (alen < blen);
+}
+
+static int sign(int v)
+{
+	return (v > 0) - (v < 0);
+}
+
+/* The store's order is LMDB's, keys of 16 bytes or not: keys that differ
+ * in one byte (high or low, either half), random keys, and the store's
+ * other keys (its format record, its databases' names). */
+static void key_order(void)
+{
+	uint8_t a[CACHE_KEY_LEN + 4], b[CACHE_KEY_LEN + 4];
+	int wrong = 0, tried = 0;
+	srand(7);
+	for (int i = 0; i < 20000; i++) {
+		for (size_t j = 0; j < sizeof a; j++)
+			a[j] = (uint8_t)rand();
+		memcpy(b, a, sizeof b);
+		if (i % 4) /* one byte apart, at every place, both ways */
+			b[i % CACHE_KEY_LEN] = (uint8_t)(a[i % CACHE_KEY_LEN] + (i % 2 ? 1 : -1) * (1 + rand() % 255));
+		if (i % 7 == 0)
+			for (size_t j = 0; j < sizeof b; j++)
+				b[j] = (uint8_t)rand();
+		size_t alen = CACHE_KEY_LEN, blen = CACHE_KEY_LEN;
+		if (i % 11 == 0)
+			alen = (size_t)(rand() % (int)sizeof a), blen = (size_t)(rand() % (int)sizeof b);
+		tried++;
+		wrong += sign(cache_key_order(a, alen, b, blen)) != lmdb_order(a, alen, b, blen);
+		wrong += sign(cache_key_order(b, blen, a, alen)) != lmdb_order(b, blen, a, alen);
+	}
+	ok(wrong == 0, "key order: LMDB's in %d pairs both ways (%d wrong)", tried, wrong);
+	ok(cache_key_order(a, CACHE_KEY_LEN, a, CACHE_KEY_LEN) == 0, "key order: a key is its own equal");
+	ok(cache_key_order("sudoku-race", 11, "uses", 4) < 0 && cache_key_order("uses", 4, "usesx", 5) < 0 &&
+	   cache_key_order("", 0, "ages", 4) < 0,
+	   "key order: the store's other keys, by bytes then length");
+}
+
 int main(void)
 {
 	union grid_room back_room;
@@ -257,6 +304,7 @@ int main(void)
 	}
 	round_trips();
 	format_2(p1, s1);
+	key_order();
 	free(p1);
 	free(s1);
 	free(p2);
