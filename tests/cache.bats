@@ -89,7 +89,7 @@ stat_line() { # the "cache:" line of --stats, from stderr
 
 # tamper DATA.MDB PUZZLE SOLUTION: changes one cell of the stored solution
 # (a blank of the puzzle gets its neighbour's value: a clash in its row),
-# in the file itself, as a disk error or a hand would. The entry is found by
+# in the file itself, every copy of it, as a disk error or a hand would. The entry is found by
 # its cells as format 3 packs them (racer/cache_value.h): the givens' mask,
 # then the solution's cells, 4 bits each, low nibble first.
 tamper() {
@@ -102,14 +102,18 @@ tamper() {
 		my $cells = join "", map { chr($s[2 * $_] | ($s[2 * $_ + 1] // 0) << 4) } 0 .. 40;
 		open my $fh, "+<:raw", $file or die "$file: $!";
 		my $d = do { local $/; <$fh> };
-		my $at = index($d, $mask . $cells);
-		die "the entry is not in $file\n" if $at < 0;
 		my $i = (grep { $p[$_] eq "." } 0 .. 80)[0];
 		my $j = $i % 9 == 8 ? $i - 1 : $i + 1;
-		my $byte = $at + 11 + int($i / 2);
-		my $b = ord substr($d, $byte, 1);
-		$b = $i % 2 ? ($b & 0x0f) | $s[$j] << 4 : ($b & 0xf0) | $s[$j];
-		substr($d, $byte, 1) = chr $b;
+		my ($at, $found) = (0, 0);
+		# every copy: a page an earlier transaction left holds one too
+		while (($at = index($d, $mask . $cells, $at)) >= 0) {
+			my $byte = $at + 11 + int($i / 2);
+			my $b = ord substr($d, $byte, 1);
+			$b = $i % 2 ? ($b & 0x0f) | $s[$j] << 4 : ($b & 0xf0) | $s[$j];
+			substr($d, $byte, 1) = chr $b;
+			$found++;
+		}
+		die "the entry is not in $file\n" unless $found;
 		seek $fh, 0, 0;
 		print $fh $d;
 		close $fh or die;' "$@"
@@ -126,6 +130,22 @@ tamper() {
 	# raced and stored again: all good now
 	run --separate-stderr sudoku-race --stats "$DATA/easy9.txt"
 	assert_equal "$(stat_line)" "sudoku-race: cache: 3 hits, 0 misses, 0 bad entries dropped, 0 written"
+}
+
+@test "one batch of hits, misses and a tampered entry: each puzzle gets its own answer, in input order" {
+	# the reader makes a batch's look-ups in the order of their keys and
+	# answers them in the order asked (cache_reader.c): 2,000 puzzles, every
+	# other one stored, interleaved, so that each batch mixes the three
+	xz -dc "$top_srcdir/puzzles/9x9/puzzles2_17_clue.xz" | grep -v '^#' | head -n 2000 >"$T/all"
+	awk 'NR % 2' "$T/all" >"$T/odd"
+	sudoku-cp "$T/all" >"$T/expected"
+	sudoku-race --workers cp "$T/odd" >/dev/null
+	tamper "$C/data.mdb" "$(head -n 1 "$T/odd")" "$(head -n 1 "$T/expected")"
+	run --separate-stderr sudoku-race --stats --workers cp "$T/all"
+	assert_success
+	assert_equal "$output" "$(cat "$T/expected")"
+	assert_equal "$(stat_line)" "sudoku-race: cache: 999 hits, 1000 misses, 1 bad entries dropped, 1001 written"
+	[[ $stderr != *"not asked"* ]]
 }
 
 @test "a corrupt store: one warning, and the racer runs without it" {
