@@ -11,7 +11,7 @@ enum verdict {
 	V_MULTIPLE,    /* --count: at least two solutions (solution set: one of them) */
 	V_UNSOLVED,    /* every worker gave up or failed */
 	V_TIMEOUT,     /* --timeout */
-	V_INVALID,     /* the input was not a puzzle: item.error */
+	V_INVALID,     /* the input was not a puzzle: text says why */
 	V_CLASH,       /* givens clash: text */
 	V_UNSUPPORTED, /* no worker takes its size */
 };

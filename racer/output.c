@@ -151,16 +151,16 @@ static void answer_of(const struct puzzle *pz, bool json, struct answer *a, stru
 		[V_CLASH] = ANSWER_CLASH,       [V_UNSUPPORTED] = ANSWER_UNSUPPORTED,
 	};
 	if (pz->solution) {
-		grid_from_cells(&solution.grid, pz->item.grid.box, pz->solution);
+		grid_from_cells(&solution.grid, pz->grid->box, pz->solution);
 	}
 	*a = (struct answer){
 		.kind = kinds[pz->verdict],
 		.file = pz->input_name,
-		.line = pz->item.line,
-		.puzzle = pz->verdict == V_INVALID ? NULL : &pz->item.grid,
-		.nt = &pz->item.notation,
+		.line = pz->line,
+		.puzzle = pz->verdict == V_INVALID ? NULL : pz->grid,
+		.nt = &pz->notation,
 		.solution = pz->solution ? &solution.grid : NULL,
-		.note = pz->verdict == V_INVALID ? pz->item.error : pz->text,
+		.note = pz->text,
 		.count = pz->count,
 		.count_limit = opt.count,
 		.seconds = opt.timeout_s,

@@ -476,7 +476,7 @@ void progress_message(const struct proc *p, const struct puzzle *pz, const struc
 	char where[PUZZLE_WHERE_MAX + 32] = "";
 	if (pz)
 		snprintf(where, sizeof where, " (%s%sline %ld)", pz->input_name ? pz->input_name : "",
-			 pz->input_name ? ": " : "", pz->item.line);
+			 pz->input_name ? ": " : "", pz->line);
 	char who[PATH_MAX + 64]; /* a label: a path and options */
 	proc_name(p, false, who, sizeof who);
 	char line[2 * PATH_MAX + 512];

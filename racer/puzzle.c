@@ -61,6 +61,22 @@ void puzzle_init(struct puzzle *pz, uint64_t seq, const char *input_name, int ns
 	memset(pz->att, 0, (size_t)nspecs * sizeof pz->att[0]);
 }
 
+void puzzle_take_item(struct puzzle *pz, const struct stream_item *item, bool invalid)
+{
+	pz->line = item->line;
+	pz->notation = item->notation;
+	pz->grid = &pz->grid_room.grid;
+	if (invalid) {
+		grid_init(pz->grid, 0);
+		snprintf(pz->text, sizeof pz->text, "%s", item->error);
+		return;
+	}
+	if (item->grid.cells > PUZZLE_SMALL_CELLS)
+		pz->grid = grid_dup(&item->grid);
+	else
+		grid_copy(pz->grid, &item->grid);
+}
+
 void puzzle_decide(struct puzzle *pz, enum verdict v)
 {
 	pz->verdict = v;
@@ -71,15 +87,15 @@ void puzzle_decide(struct puzzle *pz, enum verdict v)
 bool puzzle_givens_clash(struct puzzle *pz)
 {
 	char err[GRID_ERR_MAX];
-	if (grid_check_givens(&pz->item.grid, err, sizeof err) == 0)
+	if (grid_check_givens(pz->grid, err, sizeof err) == 0)
 		return false;
-	snprintf(pz->text, sizeof pz->text, "line %ld: %s", pz->item.line, err);
+	snprintf(pz->text, sizeof pz->text, "line %ld: %s", pz->line, err);
 	return true;
 }
 
 void puzzle_keep_solution(struct puzzle *pz, const uint8_t *cells)
 {
-	size_t n = (size_t)pz->item.grid.cells;
+	size_t n = (size_t)pz->grid->cells;
 	pz->solution = n <= sizeof pz->solution_small ? pz->solution_small : xmalloc(n);
 	memcpy(pz->solution, cells, n);
 }
@@ -89,6 +105,9 @@ void puzzle_release(struct puzzle *pz)
 	if (pz->solution != pz->solution_small)
 		free(pz->solution);
 	pz->solution = NULL;
+	if (pz->grid != &pz->grid_room.grid)
+		free(pz->grid);
+	pz->grid = NULL;
 	msg_solve_record_clear(&pz->solve);
 	if (pz->timeout_ev) {
 		event_free(pz->timeout_ev);

@@ -23,6 +23,12 @@
 #include "racer/workers.h"
 
 #define MAX_CLAIMS 4
+/* Grids of up to this many cells (16x16) are kept in the puzzle's slot, a
+ * larger one apart: a slot is 1.5 kB, not the 5.6 a 64x64 grid's room
+ * made it. A ring slot's memory is zeroed as it is first touched, and a
+ * warm run has some 2,600 in use; a fresh huge page there sometimes cost
+ * this virtual machine 15 ms. */
+#define PUZZLE_SMALL_CELLS 256
 
 enum pz_state { PZ_FREE, PZ_LOOKUP, PZ_WAITING, PZ_FIRST, PZ_ALL, PZ_DONE };
 
@@ -76,14 +82,24 @@ struct puzzle {
 	uint8_t *solution;         /* cells of the solution (V_SOLVED, V_MULTIPLE) */
 	uint8_t solution_small[256]; /* where they are kept up to 16x16 */
 	struct attempt *att[MAX_SPECS]; /* per entry: its attempt, NULL: none */
-	/* the grid, its notation, its line, or the error; last, so that a
-	 * 9x9 puzzle uses its slot's first kilobyte or so */
-	struct stream_item item;
+	/* the puzzle as read: the line it began on, its notation, its grid
+	 * (V_INVALID: none; text says why) */
+	long line;
+	struct notation notation;
+	struct grid *grid;         /* grid_room, or allocated past PUZZLE_SMALL_CELLS */
+	/* last: a 9x9 puzzle's cells end the bytes it uses */
+	union {
+		struct grid grid;
+		uint8_t bytes[sizeof(struct grid) + PUZZLE_SMALL_CELLS];
+	} grid_room;
 };
 
 /* A fresh puzzle in a slot the input filled (ev: STREAM_PUZZLE or
  * STREAM_INVALID), as number seq. */
 void puzzle_init(struct puzzle *pz, uint64_t seq, const char *input_name, int nspecs);
+/* The puzzle as the input's reader left it in item (its line, notation,
+ * grid; or, invalid, its error), copied into pz. */
+void puzzle_take_item(struct puzzle *pz, const struct stream_item *item, bool invalid);
 /* The one way a state changes; a change the diagram lacks is a bug. */
 void puzzle_enter(struct puzzle *pz, enum pz_state to);
 /* Its verdict: DONE (counted). */

@@ -59,9 +59,13 @@ uint64_t queue_room(void)
 	return free < ahead ? free : ahead;
 }
 
+/* What the input's reader fills: one, kept apart from the slots, since it
+ * has the room of the largest grid (4 kB) and a slot does not. */
+static struct stream_item next_item;
+
 struct stream_item *queue_next_item(void)
 {
-	return &((struct puzzle *)ring_next(&ring))->item;
+	return &next_item;
 }
 
 void queue_add(enum stream_event ev, const char *input_name)
@@ -69,6 +73,7 @@ void queue_add(enum stream_event ev, const char *input_name)
 	struct puzzle *pz = ring_next(&ring);
 	uint64_t seq = ring_commit(&ring);
 	puzzle_init(pz, seq, input_name, nspecs);
+	puzzle_take_item(pz, &next_item, ev == STREAM_INVALID);
 	stats_add(RC_PUZZLES, 1);
 	if (ev == STREAM_INVALID) {
 		puzzle_decide(pz, V_INVALID);
@@ -79,7 +84,7 @@ void queue_add(enum stream_event ev, const char *input_name)
 	if (store_enabled()) {
 		puzzle_enter(pz, PZ_LOOKUP);
 		nlookups++;
-		store_lookup(seq, &pz->item.grid);
+		store_lookup(seq, pz->grid);
 		/* passed by at once, as queue_peek would, unless its answer came */
 		if (dispatch_seq == seq && pz->state == PZ_LOOKUP)
 			dispatch_seq++;
@@ -116,7 +121,7 @@ static bool take_cached(struct puzzle *pz, enum cache_result r, const struct cac
 	if (bad) {
 		char where[PUZZLE_WHERE_MAX];
 		warn("cache: a bad entry for %sline %ld (%s): dropped, the puzzle is raced",
-		     puzzle_where(pz, where, sizeof where), pz->item.line, bad);
+		     puzzle_where(pz, where, sizeof where), pz->line, bad);
 	}
 	if (r != CACHE_HIT)
 		return false;

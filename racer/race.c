@@ -127,7 +127,7 @@ static void await_push(int spec, struct puzzle *pz)
 
 static bool takes(const struct worker_spec *s, const struct puzzle *pz)
 {
-	return workers_takes(s, pz->item.grid.box, opt.count > 0);
+	return workers_takes(s, pz->grid->box, opt.count > 0);
 }
 
 /* --- verdicts --- */
@@ -159,8 +159,8 @@ static void remember(struct puzzle *pz, enum verdict v)
 		e.provers[k] = by[k] == '+' ? ',' : by[k];
 	e.provers[k] = '\0';
 	if (pz->solution)
-		grid_from_cells(&e.solution, pz->item.grid.box, pz->solution);
-	store_put(&pz->item.grid, &e);
+		grid_from_cells(&e.solution, pz->grid->box, pz->solution);
+	store_put(pz->grid, &e);
 }
 
 static void end_race(struct puzzle *pz, enum verdict v)
@@ -191,12 +191,12 @@ static void end_race(struct puzzle *pz, enum verdict v)
 	if (pz->winner >= 0 && (v == V_SOLVED || v == V_MULTIPLE || v == V_UNSAT || v == V_CLASH)) {
 		stats_won(pz->winner, pz->winner_ms, pz->escalated);
 		if (pz->escalated)
-			schedule_escalation_won(pz->item.grid.box, pz->winner);
+			schedule_escalation_won(pz->grid->box, pz->winner);
 		if (pz->stage == STAGE_FIRST && pz->winner == pz->first_spec)
-			schedule_record(pz->item.grid.box, pz->winner_ms);
+			schedule_record(pz->grid->box, pz->winner_ms);
 		remember(pz, v);
 	}
-	store_race_ended(pz->seq, &pz->item.grid); /* after store_put: a claim on it goes */
+	store_race_ended(pz->seq, pz->grid); /* after store_put: a claim on it goes */
 }
 
 /* --- dispatch --- */
@@ -207,7 +207,7 @@ static void make_solve(struct puzzle *pz)
 {
 	char id[U64_DECIMAL_SIZE];
 	const char *d = u64_decimal(pz->seq, id);
-	if (msg_solve_record_make(&pz->solve, d, &pz->item.grid, &solve_fields) < 0)
+	if (msg_solve_record_make(&pz->solve, d, pz->grid, &solve_fields) < 0)
 		die("out of memory");
 }
 
@@ -224,7 +224,7 @@ static void send_to(struct puzzle *pz, struct proc *p)
 	if (proc_frames(p)) {
 		struct msg_solve_fields f = solve_fields;
 		f.has_seed &= with_seed;
-		proc_send_framed(p, a, &pz->item.grid, &f);
+		proc_send_framed(p, a, pz->grid, &f);
 	} else {
 		if (!pz->solve.line)
 			make_solve(pz);
@@ -295,7 +295,7 @@ static void race_all(struct puzzle *pz, bool escalated)
 		evtimer_add(pz->timeout_ev, &tv);
 	}
 	for (int i = 0; i < nspecs; i++) {
-		if (escalated && puzzle_outcome(pz, i) == OUT_NONE && !schedule_joins(pz->item.grid.box, i)) {
+		if (escalated && puzzle_outcome(pz, i) == OUT_NONE && !schedule_joins(pz->grid->box, i)) {
 			puzzle_set_outcome(pz, i, OUT_SKIPPED); /* it never wins these */
 			continue;
 		}
@@ -406,7 +406,7 @@ static void check_done(struct puzzle *pz)
 	if (!tried) {
 		v = V_UNSUPPORTED;
 		snprintf(pz->text, sizeof pz->text, "line %ld: no available %sworker takes %dx%d grids%s%s",
-			 pz->item.line, opt.count ? "complete " : "", pz->item.grid.side, pz->item.grid.side,
+			 pz->line, opt.count ? "complete " : "", pz->grid->side, pz->grid->side,
 			 opt.count ? " (--count)" : "", why_none_left());
 	} else if (opt.timeout_s > 0 && pz->timeout_reason) {
 		v = V_TIMEOUT;

@@ -69,7 +69,7 @@ bool stage_held(const struct proc *p)
 
 static bool takes(const struct worker_spec *s, const struct puzzle *pz)
 {
-	return workers_takes(s, pz->item.grid.box, opt.count > 0);
+	return workers_takes(s, pz->grid->box, opt.count > 0);
 }
 
 /* The GPU worker, when it can take a batch of a deep queue as their first
@@ -91,7 +91,7 @@ static struct proc *gpu_for(const struct puzzle *pz, uint64_t waiting)
 
 bool stage_place(const struct puzzle *pz, uint64_t waiting, struct proc **pp)
 {
-	int first = schedule_presolver(&pz->item.grid);
+	int first = schedule_presolver(pz->grid);
 	*pp = NULL;
 	if (first < 0)
 		return true;
@@ -130,7 +130,7 @@ static bool may_escalate(const struct puzzle *pz, const struct proc *p)
 
 static double budget_of(const struct proc *p, const struct puzzle *pz)
 {
-	double budget = schedule_budget_ms(pz->item.grid.box);
+	double budget = schedule_budget_ms(pz->grid->box);
 	return p->spec->batch > 1 ? budget * GPU_BUDGET_FACTOR : budget;
 }
 

@@ -84,23 +84,23 @@ static bool verified(const struct puzzle *pz, struct worker_spec *s, const struc
 	size_t len = m->grid_len;
 	bool read;
 	if (m->cells) {
-		read = bulk_cells_grid(m, pz->item.grid.box, sol) == 0;
+		read = bulk_cells_grid(m, pz->grid->box, sol) == 0;
 		if (!read)
 			snprintf(why, sizeof why, "a frame's cells of side %d, or over it", m->cells_side);
 	} else {
-		read = text && (msg_parse_grid(text, len, pz->item.grid.box, sol) == 0 ||
+		read = text && (msg_parse_grid(text, len, pz->grid->box, sol) == 0 ||
 				/* not the protocol's form of this size: the
 				 * general reader, which says why */
 				grid_parse(text, len, sol, &nt, why, sizeof why) == 0);
 	}
-	if (read && grid_verify(&pz->item.grid, sol, why, sizeof why))
+	if (read && grid_verify(pz->grid, sol, why, sizeof why))
 		return true;
 	stats_spec_add(s->index, SC_WRONG, 1);
 	if (!s->warned_wrong) {
 		char where[PUZZLE_WHERE_MAX];
 		s->warned_wrong = true;
 		warn("worker %s sent a wrong answer for %sline %ld (%s); it loses that race", s->label,
-		     puzzle_where(pz, where, sizeof where), pz->item.line, text || m->cells ? why : "no grid");
+		     puzzle_where(pz, where, sizeof where), pz->line, text || m->cells ? why : "no grid");
 	}
 	return false;
 }
@@ -109,7 +109,7 @@ static bool verified(const struct puzzle *pz, struct worker_spec *s, const struc
 static bool givens_clash(const struct puzzle *pz)
 {
 	char err[GRID_ERR_MAX];
-	return grid_check_givens(&pz->item.grid, err, sizeof err) != 0;
+	return grid_check_givens(pz->grid, err, sizeof err) != 0;
 }
 
 /* --- claims --- */
@@ -142,8 +142,8 @@ static void caught_lying(struct puzzle *pz, int liar, const char *claim, int wit
 	char where[PUZZLE_WHERE_MAX], why[sizeof s->why];
 	const char *by = witness >= 0 ? specs[witness].label : "two different verified solutions";
 	warn("worker %s: claimed %s for %sline %ld, disproved by %s; left out from now on", s->label, claim,
-	     puzzle_where(pz, where, sizeof where), pz->item.line, by);
-	snprintf(why, sizeof why, "claimed %s for line %ld, disproved by %.40s", claim, pz->item.line, by);
+	     puzzle_where(pz, where, sizeof where), pz->line, by);
+	snprintf(why, sizeof why, "claimed %s for line %ld, disproved by %.40s", claim, pz->line, by);
 	leave_out(liar, why);
 }
 
@@ -196,7 +196,7 @@ static struct step end_claimed(struct puzzle *pz, int who, enum verdict v, bool 
 
 int verdict_confirmer(const struct puzzle *pz)
 {
-	int best = -1, box = pz->item.grid.box;
+	int best = -1, box = pz->grid->box;
 	const struct claims *c = &pz->claims;
 	for (int i = 0; i < nspecs; i++) {
 		const struct worker_spec *s = &specs[i];
@@ -245,7 +245,7 @@ static struct step claim(struct puzzle *pz, int who, enum verdict v, const struc
 		}
 	} else {
 		claims_disproved(pz, V_UNSAT, "no solution", who, -1);
-		if (pz->solution && memcmp(pz->solution, sol->cell, (size_t)pz->item.grid.cells) != 0) {
+		if (pz->solution && memcmp(pz->solution, sol->cell, (size_t)pz->grid->cells) != 0) {
 			/* two different solutions: more than one, proved here;
 			 * whoever said "one" lied */
 			int by = v == V_MULTIPLE ? who : pz->winner;

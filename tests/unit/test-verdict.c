@@ -56,8 +56,9 @@ static struct puzzle *fresh(struct puzzle *pz, uint64_t seq)
 	char err[GRID_ERR_MAX];
 	struct notation nt;
 	puzzle_init(pz, seq, NULL, N);
-	pz->item.line = (long)seq;
-	grid_parse(easy, strlen(easy), &pz->item.grid, &nt, err, sizeof err);
+	pz->line = (long)seq;
+	pz->grid = &pz->grid_room.grid;
+	grid_parse(easy, strlen(easy), pz->grid, &nt, err, sizeof err);
 	puzzle_enter(pz, PZ_WAITING);
 	puzzle_enter(pz, PZ_FIRST);
 	pz->first_spec = CP;
