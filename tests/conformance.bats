@@ -468,6 +468,11 @@ bulk_run() {
 	send "solve 1 $(cat "$DATA/hard25.txt")" "frame 2:$(head -n 1 "$DATA/easy9.txt") 3:$(head -n 1 "$DATA/easy9.txt")" "cancel 3"
 	expect_line '^cancelled 3$' 2
 	send "cancel 2" "cancel 1"
-	expect_line '^cancelled 2$' 2
-	expect_line '^cancelled 1$' 2
+	# in either order: the reader answers the queued one, the solver the
+	# search it stops, and on a loaded machine the solver can be first
+	# (an ASan make check once saw "cancelled 1" before "cancelled 2")
+	expect_line '^cancelled [12]$' 2
+	local first=$line
+	expect_line '^cancelled [12]$' 2
+	[ "$line" != "$first" ]
 }
