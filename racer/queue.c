@@ -23,21 +23,18 @@ static bool stopped;
 static struct puzzle *again_head, *again_tail;
 static uint64_t nagain;
 static uint64_t nlookups;     /* puzzles whose look-up is on its way */
-/* Look-ups on their way at most, beside the read-ahead of puzzles to race:
- * a warm run's batches to the cache's reader are this long (a wake-up of
- * both processes a batch; the reader takes a batch's keys in order, so a
- * longer one shares more of the tree), while a cold run's misses still
- * wait within the read-ahead. A warm run of 49,158: 512 (within the
- * read-ahead, as before) a tenth more CPU than 1,024; 2,048 0.975x the
- * CPU and 0.94x the wall of 1,024, a cold run the same; 4,096 a tenth
- * more (the ring's pages, before the reader sorted). */
-#define LOOKUP_AHEAD 2048
+/* Look-ups on their way at most (store_lookups_ahead), beside the
+ * read-ahead of puzzles to race: a warm run's batches to the cache are
+ * this long (a wake-up of the racer and the cache's process a batch),
+ * while a cold run's misses still wait within the read-ahead. */
+static uint64_t lookups_ahead;
 
 void queue_init(uint64_t slots, uint64_t ahead, void (*wake_fn)(void))
 {
 	wake = wake_fn;
 	read_ahead = ahead;
-	ring_init(&ring, sizeof(struct puzzle), slots + LOOKUP_AHEAD);
+	lookups_ahead = store_lookups_ahead();
+	ring_init(&ring, sizeof(struct puzzle), slots + lookups_ahead);
 	dispatch_seq = ring.next;
 }
 
@@ -53,7 +50,7 @@ uint64_t queue_room(void)
 	 * taken back), and the look-ups in theirs */
 	uint64_t waiting = queue_waiting(), free = ring_room(&ring);
 	uint64_t ahead = waiting < read_ahead ? read_ahead - waiting : 0;
-	uint64_t looking = nlookups < LOOKUP_AHEAD ? LOOKUP_AHEAD - nlookups : 0;
+	uint64_t looking = nlookups < lookups_ahead ? lookups_ahead - nlookups : 0;
 	if (ahead > looking)
 		ahead = looking;
 	return free < ahead ? free : ahead;

@@ -50,6 +50,16 @@ bool store_enabled(void)
 	return use_redis ? redis_enabled() : cache_enabled();
 }
 
+uint64_t store_lookups_ahead(void)
+{
+	/* The LMDB reader takes a batch's keys in order, and a longer batch
+	 * shares more of the tree: on a warm run of 49,158, 2,048 took 0.975x
+	 * the CPU of 1,024, and 1,024 0.88x of 512 (with the look-ups within
+	 * the read-ahead). hiredis parses replies from one buffer that a
+	 * deeper pipeline makes longer: 2,048 took 1.05x the CPU of 512. */
+	return use_redis ? 512 : 2048;
+}
+
 void store_batch_begin(void)
 {
 	if (!use_redis)

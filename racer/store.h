@@ -21,6 +21,9 @@
  * --cache-required: an error, exit 2). */
 void store_open(struct event_base *loop, store_reply_fn fn, void *owner);
 bool store_enabled(void);
+/* How many look-ups may be on their way at once (queue.c): as many as
+ * make the store's batches cheapest. */
+uint64_t store_lookups_ahead(void);
 void store_batch_begin(void);
 void store_batch_end(void);            /* the batch's look-ups go out */
 void store_lookup(uint64_t seq, const struct grid *puzzle); /* the answer comes through fn */
