@@ -25,36 +25,6 @@ void cache_key(const struct grid *puzzle, uint8_t key[CACHE_KEY_LEN])
 	}
 }
 
-static uint64_t be64(const void *p)
-{
-	uint64_t v;
-	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap64(v);
-#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
-	const uint8_t *b = p;
-	v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | b[i];
-#endif
-	return v;
-}
-
-int cache_key_order(const void *a, size_t alen, const void *b, size_t blen)
-{
-	if (alen == CACHE_KEY_LEN && blen == CACHE_KEY_LEN) {
-		/* a key's bytes read as two big-endian numbers compare as
-		 * memcmp compares them */
-		uint64_t x = be64(a), y = be64(b);
-		if (x == y)
-			x = be64((const uint8_t *)a + 8), y = be64((const uint8_t *)b + 8);
-		return (x > y) - (x < y);
-	}
-	size_t n = alen < blen ? alen : blen;
-	int d = n ? memcmp(a, b, n) : 0;
-	return d ? d : (alen > blen) - (alen < blen);
-}
-
 static size_t header_len(const uint8_t *b)
 {
 	return b[0] == 1 ? CACHE_HEADER_V1 : CACHE_HEADER;

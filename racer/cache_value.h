@@ -81,11 +81,7 @@ enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD, CACHE_TIMEOUT };
 
 /* The puzzle's key. */
 void cache_key(const struct grid *puzzle, uint8_t key[CACHE_KEY_LEN]);
-/* The store's order of keys: LMDB's own (memcmp of the shorter length,
- * then the shorter first), by two 64-bit compares for two keys of
- * CACHE_KEY_LEN bytes. The same order, so a store either wrote reads
- * with the other. <0, 0, >0. */
-int cache_key_order(const void *a, size_t alen, const void *b, size_t blen);
+
 /* The longest value there is (a 64x64 grid, solved); no store takes a
  * longer one. */
 size_t cache_value_max(void);
@@ -113,6 +109,40 @@ void cache_set_written_at(void *value, size_t len, uint64_t tick);
  * claim; knowing uniqueness beats not knowing; a verdict with its provers
  * beats one without. Another puzzle's value, or an unreadable one, goes. */
 bool cache_keep_stored(const void *stored, size_t stored_len, const void *fresh, size_t fresh_len);
+
+static inline uint64_t cache_be64(const void *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	v = __builtin_bswap64(v);
+#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+	const uint8_t *b = p;
+	v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | b[i];
+#endif
+	return v;
+}
+
+/* The store's order of keys: LMDB's own (memcmp of the shorter length,
+ * then the shorter first), by two 64-bit compares for two keys of
+ * CACHE_KEY_LEN bytes (inline: a look-up makes a dozen). The same order,
+ * so a store either wrote reads with the other. <0, 0, >0. */
+static inline int cache_key_order(const void *a, size_t alen, const void *b, size_t blen)
+{
+	if (alen == CACHE_KEY_LEN && blen == CACHE_KEY_LEN) {
+		/* a key's bytes read as two big-endian numbers compare as
+		 * memcmp compares them */
+		uint64_t x = cache_be64(a), y = cache_be64(b);
+		if (x == y)
+			x = cache_be64((const uint8_t *)a + 8), y = cache_be64((const uint8_t *)b + 8);
+		return (x > y) - (x < y);
+	}
+	size_t n = alen < blen ? alen : blen;
+	int d = n ? memcmp(a, b, n) : 0;
+	return d ? d : (alen > blen) - (alen < blen);
+}
 
 static inline uint64_t cache_le64(const uint8_t *b)
 {
