@@ -27,9 +27,9 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "racer/cache_lmdb.h"
 #include "racer/cache_where.h"
 
@@ -58,15 +58,11 @@ void helper_budget(void)
 	 * thread, so it has used less than a second of processor since, and
 	 * what is left of the limit set then (used + 1 + HELPER_CPU_S) is
 	 * more than HELPER_CPU_S. (Three system calls a look-up batch.) */
-	static bool set;
-	static struct timespec set_at;
-	struct timespec now;
-	if (clock_gettime(CLOCK_MONOTONIC, &now) < 0)
-		set = false;
-	else if (set && (now.tv_sec - set_at.tv_sec) * 1000000000L + (now.tv_nsec - set_at.tv_nsec) < 1000000000L)
+	static uint64_t set_ns;
+	uint64_t now = now_ns();
+	if (set_ns && now - set_ns < 1000000000u)
 		return;
-	else
-		set = true, set_at = now;
+	set_ns = now;
 	struct rusage ru;
 	struct rlimit rl;
 	if (getrusage(RUSAGE_SELF, &ru) < 0 || getrlimit(RLIMIT_CPU, &rl) < 0)
@@ -261,7 +257,7 @@ struct open_check {
 	char why[256];
 };
 
-/* LMDB's order of keys, a third cheaper to search by (cache_value.h) */
+/* LMDB's order of keys, without a call to memcmp (cache_value.h) */
 static int key_order(const MDB_val *a, const MDB_val *b)
 {
 	return cache_key_order(a->mv_data, a->mv_size, b->mv_data, b->mv_size);

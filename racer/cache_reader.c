@@ -143,28 +143,31 @@ static int nbatch;
 
 static unsigned bucket_of(const uint8_t *key)
 {
-	return (unsigned)(key[0] << 8 | key[1]) >> (16 - SORT_BITS);
+	return (unsigned)(cache_be64(key) >> (64 - SORT_BITS));
 }
 
-static void sort_batch(void)
+/* order[0, n): the batch's first n in the order of their keys' buckets */
+static void sort_batch(int n)
 {
-	if (nbatch < SORT_FROM) {
-		for (int i = 0; i < nbatch; i++)
+	if (n < SORT_FROM) {
+		for (int i = 0; i < n; i++)
 			order[i] = (uint16_t)i;
 		return;
 	}
 	memset(bucket_end, 0, sizeof bucket_end);
-	for (int i = 0; i < nbatch; i++)
+	for (int i = 0; i < n; i++)
 		bucket_end[bucket_of(batch[i].key) + 1]++;
 	for (int b = 0; b < 1 << SORT_BITS; b++)
 		bucket_end[b + 1] += bucket_end[b];
-	for (int i = 0; i < nbatch; i++)
+	for (int i = 0; i < n; i++)
 		order[bucket_end[bucket_of(batch[i].key)]++] = (uint16_t)i;
 }
 
 static bool lookups(struct reader *r)
 {
-	if (!nbatch)
+	int n = nbatch;
+	nbatch = 0;
+	if (!n)
 		return true;
 	if (!read_begin(r))
 		return false;
@@ -174,17 +177,16 @@ static bool lookups(struct reader *r)
 		reader_fail(r, CF_ERROR, "cannot read", rc);
 		return false;
 	}
-	sort_batch();
-	for (int j = 0; j < nbatch; j++) {
+	sort_batch(n);
+	for (int j = 0; j < n; j++) {
 		struct asked *a = &batch[order[j]];
 		MDB_val k = {CACHE_KEY_LEN, a->key};
 		a->rc = mdb_cursor_get(cur, &k, &a->v, MDB_SET_KEY);
 	}
 	mdb_cursor_close(cur);
 	bool ok = true;
-	for (int i = 0; ok && i < nbatch; i++)
+	for (int i = 0; ok && i < n; i++)
 		ok = answer(r, batch[i].id, batch[i].key, batch[i].rc, &batch[i].v);
-	nbatch = 0;
 	return ok;
 }
 

@@ -81,7 +81,6 @@ enum cache_result { CACHE_MISS, CACHE_HIT, CACHE_BAD, CACHE_TIMEOUT };
 
 /* The puzzle's key. */
 void cache_key(const struct grid *puzzle, uint8_t key[CACHE_KEY_LEN]);
-
 /* The longest value there is (a 64x64 grid, solved); no store takes a
  * longer one. */
 size_t cache_value_max(void);
@@ -110,19 +109,21 @@ void cache_set_written_at(void *value, size_t len, uint64_t tick);
  * beats one without. Another puzzle's value, or an unreadable one, goes. */
 bool cache_keep_stored(const void *stored, size_t stored_len, const void *fresh, size_t fresh_len);
 
+/* Eight bytes as a big-endian number (gcc makes no single load of the
+ * loop, hence the swap where it is known to be needed) */
 static inline uint64_t cache_be64(const void *p)
 {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	uint64_t v;
 	memcpy(&v, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	v = __builtin_bswap64(v);
-#elif !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_BIG_ENDIAN__
+	return __builtin_bswap64(v);
+#else
 	const uint8_t *b = p;
-	v = 0;
+	uint64_t v = 0;
 	for (int i = 0; i < 8; i++)
 		v = v << 8 | b[i];
-#endif
 	return v;
+#endif
 }
 
 /* The store's order of keys: LMDB's own (memcmp of the shorter length,

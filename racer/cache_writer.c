@@ -59,7 +59,6 @@ enum op { OP_PUT, OP_DELETE, OP_TOUCH };
 struct pending {
 	enum op op;
 	uint32_t seq;   /* its place in the order they came */
-	uint64_t high;  /* the key's first 8 bytes as a number: its order */
 	uint8_t key[CACHE_KEY_LEN];
 	size_t at, len; /* OP_PUT: the value, in the arena */
 };
@@ -88,9 +87,6 @@ static void queue(enum op op, const uint8_t *key, const uint8_t *value, size_t l
 	p->seq = (uint32_t)nops++;
 	p->op = op;
 	memcpy(p->key, key, CACHE_KEY_LEN);
-	p->high = 0;
-	for (int i = 0; i < 8; i++)
-		p->high = p->high << 8 | key[i];
 	p->at = arena_len;
 	p->len = len;
 	if (len)
@@ -279,10 +275,7 @@ static size_t reserve_pages(MDB_txn *txn, const struct write *w)
 static int cmp_key(const void *a, const void *b)
 {
 	const struct pending *p = a, *q = b;
-	/* (keys are hashes: the first 8 bytes nearly always decide) */
-	if (p->high != q->high)
-		return p->high < q->high ? -1 : 1;
-	int c = memcmp(p->key + 8, q->key + 8, CACHE_KEY_LEN - 8);
+	int c = cache_key_order(p->key, CACHE_KEY_LEN, q->key, CACHE_KEY_LEN);
 	return c ? c : (p->seq > q->seq) - (p->seq < q->seq);
 }
 
