@@ -80,7 +80,7 @@ struct puzzle {
 	struct msg_solve_record solve; /* its solve message while racing */
 	char text[GRID_ERR_MAX + 64]; /* V_CLASH, V_UNSUPPORTED: "line N: why" */
 	uint8_t *solution;         /* cells of the solution (V_SOLVED, V_MULTIPLE) */
-	uint8_t solution_small[256]; /* where they are kept up to 16x16 */
+	uint8_t solution_small[PUZZLE_SMALL_CELLS]; /* where they are kept up to 16x16 */
 	struct attempt *att[MAX_SPECS]; /* per entry: its attempt, NULL: none */
 	/* the puzzle as read: the line it began on, its notation, its grid
 	 * (V_INVALID: none; text says why) */
@@ -94,8 +94,8 @@ struct puzzle {
 	} grid_room;
 };
 
-/* A fresh puzzle in a slot the input filled (ev: STREAM_PUZZLE or
- * STREAM_INVALID), as number seq. */
+/* A fresh puzzle in a slot, as number seq (puzzle_take_item gives it what
+ * the input read). */
 void puzzle_init(struct puzzle *pz, uint64_t seq, const char *input_name, int nspecs);
 /* The puzzle as the input's reader left it in item (its line, notation,
  * grid; or, invalid, its error), copied into pz. */

@@ -65,6 +65,19 @@ struct stream_item *queue_next_item(void)
 	return &next_item;
 }
 
+/* The dispatch passes by what is not waiting to race (a look-up on its
+ * way, a decided puzzle): the next one in input order that is. */
+static struct puzzle *first_waiting(void)
+{
+	while (dispatch_seq < ring.next) {
+		struct puzzle *pz = ring_at(&ring, dispatch_seq);
+		if (pz->state == PZ_WAITING)
+			return pz;
+		dispatch_seq++;
+	}
+	return NULL;
+}
+
 void queue_add(enum stream_event ev, const char *input_name)
 {
 	struct puzzle *pz = ring_next(&ring);
@@ -82,9 +95,8 @@ void queue_add(enum stream_event ev, const char *input_name)
 		puzzle_enter(pz, PZ_LOOKUP);
 		nlookups++;
 		store_lookup(seq, pz->grid);
-		/* passed by at once, as queue_peek would, unless its answer came */
-		if (dispatch_seq == seq && pz->state == PZ_LOOKUP)
-			dispatch_seq++;
+		/* passed by at once (unless its answer came): it waits for none */
+		(void)first_waiting();
 		return;
 	}
 	puzzle_enter(pz, PZ_WAITING);
@@ -177,15 +189,7 @@ void queue_cached(void *owner, uint64_t seq, enum cache_result r, const struct c
 
 struct puzzle *queue_peek(void)
 {
-	if (again_head)
-		return again_head;
-	while (dispatch_seq < ring.next) {
-		struct puzzle *pz = ring_at(&ring, dispatch_seq);
-		if (pz->state == PZ_WAITING)
-			return pz;
-		dispatch_seq++;
-	}
-	return NULL;
+	return again_head ? again_head : first_waiting();
 }
 
 void queue_take(struct puzzle *pz)
