@@ -32,6 +32,10 @@ static long lineno;
 static bool discarding;  /* inside a line longer than PUZZLE_LINE_MAX */
 static bool need_more;   /* every whole line buffered was taken: read on */
 static struct puzzle_stream ps;
+/* --byte-range: the part of the one input to read, at range_pos now (pread:
+ * a shard shares its standard input's file offset with the others) */
+static bool ranged;
+static off_t range_pos, range_end; /* range_end -1: to the end */
 static struct evbuffer *buf;
 static struct event *read_ev, *pump_ev;
 static struct event_base *ev_base;
@@ -146,9 +150,21 @@ static void end_source(void)
 	open_next();
 }
 
+/* read_into, within --byte-range */
+static ssize_t read_range(void)
+{
+	off_t left = range_end < 0 ? CHUNK : range_end - range_pos;
+	if (left <= 0)
+		return 0;
+	ssize_t n = pread_into(buf, fd, left < CHUNK ? (size_t)left : CHUNK, range_pos);
+	if (n > 0)
+		range_pos += n;
+	return n;
+}
+
 static void read_chunk(void)
 {
-	ssize_t n = read_into(buf, fd, CHUNK);
+	ssize_t n = ranged ? read_range() : read_into(buf, fd, CHUNK);
 	if (n < 0) {
 		if (errno == EINTR || errno == EAGAIN)
 			return;
@@ -233,6 +249,13 @@ static void open_next(void)
 		struct stat st;
 		pollable = fstat(fd, &st) == 0 &&
 			   (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || isatty(fd));
+		if (opt.range_from >= 0) {
+			if (pollable || !S_ISREG(st.st_mode))
+				die("--byte-range: %s is not a regular file", name ? name : "standard input");
+			ranged = true;
+			range_pos = opt.range_from;
+			range_end = opt.range_to;
+		}
 		at_eof = discarding = false;
 		need_more = true;
 		lineno = opt.line_offset; /* a block of a larger input: its numbers */

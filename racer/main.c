@@ -11,11 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -29,6 +27,7 @@
 #include "racer/race.h"
 #include "racer/report.h"
 #include "racer/schedule.h"
+#include "racer/shard.h"
 #include "racer/spawn.h"
 #include "racer/stats.h"
 #include "racer/store.h"
@@ -37,11 +36,6 @@
 
 /* Unwritten output above which reading pauses. */
 #define BACKLOG_MAX (1 << 20)
-/* The reader of standard output gone (`sudoku-race big.txt | head -1`): a
- * write says so with EPIPE, but the next answer may be minutes away while
- * every worker runs on. A pipe or socket is looked at a few times a second
- * (poll says POLLERR or POLLHUP once its other end is closed). */
-#define STDOUT_WATCH_MS 100
 
 static struct event_base *loop;
 static struct event *sig_int, *sig_term, *tick_ev, *stdout_watch;
@@ -168,25 +162,6 @@ static int default_jobs(void)
 	return ncpu > MAX_JOBS ? MAX_JOBS : (int)ncpu;
 }
 
-static void stdout_watch_cb(evutil_socket_t fd, short what, void *arg)
-{
-	(void)fd, (void)what, (void)arg;
-	struct pollfd pfd = {.fd = STDOUT_FILENO, .events = 0};
-	if (poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLERR | POLLHUP)))
-		finish();
-}
-
-static void watch_stdout(void)
-{
-	struct stat st;
-	if (fstat(STDOUT_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
-		return;
-	stdout_watch = event_new(loop, -1, EV_PERSIST, stdout_watch_cb, NULL);
-	struct timeval tv = {0, STDOUT_WATCH_MS * 1000};
-	if (!stdout_watch || event_add(stdout_watch, &tv) < 0)
-		die("cannot watch standard output");
-}
-
 static void setup_signals(void)
 {
 	sig_int = evsignal_new(loop, SIGINT, on_signal, NULL);
@@ -247,6 +222,12 @@ int main(int argc, char **argv)
 		die("standard output is closed: the answers would be lost");
 	if (opt.command == CMD_CACHE)
 		return store_command(opt.nargs, opt.args);
+	int jobs = opt.jobs ? opt.jobs : default_jobs();
+	int sharded = shard_run_if_wanted(argv, jobs);
+	if (sharded >= 0) {
+		options_free();
+		return sharded;
+	}
 
 	/* A callback that activates itself again (the input reads a regular
 	 * file a chunk at a time that way) would otherwise run on and on in
@@ -271,13 +252,13 @@ int main(int argc, char **argv)
 	store_open(loop, queue_cached, NULL);
 	store_on_drained(input_resume);
 	schedule_init();
-	pool_init(loop, opt.jobs ? opt.jobs : default_jobs(), &race_pool_events, NULL);
+	pool_init(loop, jobs, &race_pool_events, NULL);
 	race_init(loop, &race_hooks);
 	output_init(loop, &output_hooks);
 	progress_init(loop);
 	race_set_progress_ms(progress_interval_ms());
 	setup_signals();
-	watch_stdout();
+	stdout_watch = stdout_watch_new(loop, finish);
 	input_init(loop, opt.args, opt.nargs, &input_hooks);
 	input_start();
 	wake();

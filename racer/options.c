@@ -16,7 +16,7 @@
 #include "racer/util.h"
 #include "racer/workers.h"
 
-struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10, .progress_ms = 3000};
+struct options opt = {.grace_s = 0.2, .hello_timeout_s = 10, .progress_ms = 3000, .range_from = -1, .range_to = -1};
 
 /* --count's most, as the workers take it */
 #define COUNT_MAX 1000000000000000LL
@@ -36,6 +36,8 @@ enum {
 	OPT_BUDGET,
 	OPT_PROGRESS_MS,
 	OPT_LINE_OFFSET,
+	OPT_SHARDS,
+	OPT_BYTE_RANGE,
 	OPT_CACHE_SIZE,
 	OPT_TRUST,
 	OPT_CACHE_REQUIRED,
@@ -126,6 +128,14 @@ static void print_help(void)
 	       "                         lines and --json: a block of a larger input (GNU\n"
 	       "                         parallel --pipe -N L: N is L times the block's\n"
 	       "                         number less one; contrib/many-machines.sh)\n"
+	       "      --shards=N         split one input file into N parts, each raced by a\n"
+	       "                         sudoku-race of its own with -j/N, the answers merged\n"
+	       "                         in input order (default: -j/4 parts of at least 1 MB\n"
+	       "                         when the input is one regular file and neither\n"
+	       "                         --progress nor --stats is given; 1: never)\n"
+	       "      --byte-range=FROM-TO  read only bytes FROM to TO (not included) of the\n"
+	       "                         one input file, FROM at a line's start; TO may be\n"
+	       "                         left out (to the end): how --shards parts it\n"
 	       "      --cache=DIR|URL    the result cache: a directory, or a Redis server that\n"
 	       "                         racers on many machines share, where none solves a\n"
 	       "                         puzzle another one is solving:\n"
@@ -177,6 +187,20 @@ static double parse_seconds(const char *name, const char *s, double min)
 	if (v < min || v > 1e7)
 		usage_error("--%s: %s is out of range", name, s);
 	return v;
+}
+
+/* --byte-range=FROM-TO, TO optional */
+static void parse_byte_range(const char *s)
+{
+	const char *dash = strchr(s, '-');
+	long long from, to = -1;
+	if (!dash || parse_whole_n(s, (size_t)(dash - s), 0, LLONG_MAX / 2, &from) != PARSE_OK ||
+	    (dash[1] && parse_whole(dash + 1, 0, LLONG_MAX / 2, &to) != PARSE_OK))
+		usage_error("--byte-range: '%s' is not FROM-TO (bytes)", s);
+	if (to >= 0 && to < from)
+		usage_error("--byte-range: %s ends before it starts", s);
+	opt.range_from = (off_t)from;
+	opt.range_to = (off_t)to;
 }
 
 /* --count=K: as the workers take it (workers/driver.c), K from 2: the
@@ -247,12 +271,16 @@ void options_parse(int argc, char **argv)
 		{"presolver", required_argument, NULL, OPT_PRESOLVER},
 		{"budget", required_argument, NULL, OPT_BUDGET},
 		{"line-offset", required_argument, NULL, OPT_LINE_OFFSET},
+		{"shards", required_argument, NULL, OPT_SHARDS},
+		{"byte-range", required_argument, NULL, OPT_BYTE_RANGE},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
+	const char *last_arg = NULL;
 	while ((c = getopt_long(argc, argv, "w:j:t:c::s:pvqhV", longopts, NULL)) != -1) {
+		last_arg = optarg;
 		switch (c) {
 		case 'w':
 			opt.worker_lists = realloc(opt.worker_lists,
@@ -357,6 +385,16 @@ void options_parse(int argc, char **argv)
 			opt.line_offset = (long)v;
 			break;
 		}
+		case OPT_SHARDS: {
+			long long v;
+			if (parse_whole(optarg, 1, MAX_SHARDS, &v) != PARSE_OK)
+				usage_error("--shards: '%s' is not a number from 1 to %d", optarg, MAX_SHARDS);
+			opt.shards = (int)v;
+			break;
+		}
+		case OPT_BYTE_RANGE:
+			parse_byte_range(optarg);
+			break;
 		case OPT_PRESOLVER:
 			if (!optarg[0])
 				usage_error("--presolver: an empty name");
@@ -373,6 +411,11 @@ void options_parse(int argc, char **argv)
 		}
 	}
 	opt.args = argv + optind;
+	/* a "--" before the operands ends the options, unless it was the
+	 * last option's argument (-w --) */
+	opt.option_words = optind;
+	if (optind > 1 && strcmp(argv[optind - 1], "--") == 0 && argv[optind - 1] != last_arg)
+		opt.option_words--;
 	opt.nargs = argc - optind;
 	if (opt.nargs > 0 && strcmp(opt.args[0], "cache") == 0) {
 		if (opt.command == CMD_LIST_WORKERS)
@@ -394,6 +437,11 @@ void options_parse(int argc, char **argv)
 		usage_error("the cache command needs the cache (drop --no-cache)");
 	if (opt.command == CMD_LIST_WORKERS && opt.nargs > 0)
 		usage_error("--list-workers takes no FILE");
+	if (opt.shards > 1 && (opt.progress || opt.stats))
+		usage_error("--shards does not go with --%s (each part would show its own)",
+			    opt.progress ? "progress" : "stats");
+	if (opt.range_from >= 0 && opt.nargs > 1)
+		usage_error("--byte-range reads one FILE, not %d", opt.nargs);
 }
 
 void options_free(void)

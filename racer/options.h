@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "racer/util.h" /* PROGRAM */
 
@@ -40,9 +41,15 @@ struct options {
 	const char *presolver; /* --presolver: the entry that gets every puzzle first */
 	double budget_s;     /* --budget: fixed; 0: learned */
 	long line_offset;    /* --line-offset: the input's lines are numbered from this + 1 */
+	int shards;          /* --shards: 0 the default (shard.h), 1 none */
+	off_t range_from, range_to; /* --byte-range; -1: none, to the end */
 	char **args;         /* input files, or the cache subcommand and its arguments */
+	int option_words;    /* argv[1] up to this: the options (in getopt's order, no closing --) */
 	int nargs;
 };
+
+/* --shards' most */
+#define MAX_SHARDS 64
 
 extern struct options opt;
 

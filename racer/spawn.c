@@ -103,7 +103,8 @@ static void exec_child(const struct spawn_program *sp, pid_t racer, int null_fd)
 	}
 	int in = sp->stdin_fd >= 0 ? sp->stdin_fd : null_fd;
 	int out = sp->stdout_fd >= 0 ? sp->stdout_fd : null_fd;
-	if (in < 0 || out < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0)
+	if (in < 0 || out < 0 || dup2(in, STDIN_FILENO) < 0 || dup2(out, STDOUT_FILENO) < 0 ||
+	    (sp->stderr_fd > STDERR_FILENO && dup2(sp->stderr_fd, STDERR_FILENO) < 0))
 		_exit(127);
 	close_from_3(-1);
 	reset_signals();

@@ -21,6 +21,7 @@ struct spawn_program {
 	const char *path;
 	char *const *argv;
 	int stdin_fd, stdout_fd; /* become its fds 0 and 1; -1: /dev/null */
+	int stderr_fd;           /* becomes its fd 2 when above 2 (else the racer's stays) */
 	int nice;                /* added to its niceness (0: none) */
 	bool own_group;          /* a process group of its own (its pid) */
 	bool die_with_racer;     /* SIGKILLed when the racer ends, however */

@@ -1,0 +1,459 @@
+/* The parts of a --shards run (shard.h): started, their answers merged in
+ * input order, signals passed on, their ends turned into one status.
+ *
+ * Each part writes into a pipe of its own. The head part's answers go to
+ * standard output as they come; a later part's are held until every part
+ * before it has ended, up to HOLD_MAX bytes, and then it is no longer read
+ * (it waits, as it would for a slow reader). A part that ends by a signal
+ * the run did not pass on has lost its answers: the parts after it are
+ * stopped and nothing of theirs is written, so the output never skips a
+ * puzzle.
+ *
+ * Their standard error comes through pipes as well, a whole line at a time:
+ * a message that an earlier part said word for word is said once (a cache
+ * that cannot be opened, a worker left out: every part finds the same). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+
+#include "racer/options.h"
+#include "racer/shard.h"
+#include "racer/shard_plan.h"
+#include "racer/spawn.h"
+#include "racer/util.h"
+
+/* A later part's answers held in memory at most: 800,000 9x9 answers. */
+#define HOLD_MAX ((size_t)64 << 20)
+#define READ_MOST 65536
+
+struct shard {
+	struct shard_part part;
+	pid_t pid;             /* 0 once it has ended */
+	int wstatus;
+	int fd;                /* its answers' read end; -1 once read to the end */
+	struct event *read_ev;
+	struct evbuffer *held; /* read and not written yet */
+	bool reading;          /* read_ev is on */
+	int err_fd;            /* its standard error's read end; -1 once read to the end */
+	struct event *err_ev;
+	struct evbuffer *err_buf; /* a line begun */
+	bool dropping;         /* inside a message said already */
+};
+
+static struct shard *shards;
+static int nshards;
+static int head;          /* the part whose answers are written now */
+static int lost_from;     /* nshards, or the first part whose answers are lost */
+static struct event_base *base;
+static struct event *sig_int, *sig_term, *out_watch;
+static int exit_signal;   /* passed on to the parts */
+static bool out_closed;   /* standard output's reader went: the rest is dropped */
+static bool out_error;
+
+/* Messages said, with the part that said each first. */
+#define SAID_MOST 1024
+static struct said {
+	char *text;
+	int part;
+} said[SAID_MOST];
+static int nsaid;
+
+/* Whether another part said this message already (it is remembered). */
+static bool said_elsewhere(const char *line, int part)
+{
+	for (int i = 0; i < nsaid; i++)
+		if (strcmp(said[i].text, line) == 0)
+			return said[i].part != part;
+	if (nsaid < SAID_MOST)
+		said[nsaid++] = (struct said){xstrdup(line), part};
+	return false;
+}
+
+/* One line the part said, a message's first or one it was wrapped onto. */
+static void pass_line(struct shard *s, const char *line)
+{
+	if (strncmp(line, PROGRAM ": ", sizeof PROGRAM + 1) == 0)
+		s->dropping = said_elsewhere(line, (int)(s - shards));
+	else if (line[0] != ' ')
+		s->dropping = false; /* not a message's wrapped line */
+	if (!s->dropping)
+		fprintf(stderr, "%s\n", line);
+}
+
+/* The part's complete lines to standard error (all: what is left too). */
+static void pass_messages(struct shard *s, bool all)
+{
+	size_t len;
+	char *line;
+	while ((line = evbuffer_readln(s->err_buf, &len, EVBUFFER_EOL_LF))) {
+		pass_line(s, line);
+		free(line);
+	}
+	len = evbuffer_get_length(s->err_buf);
+	if (all && len > 0) {
+		evbuffer_add(s->err_buf, "", 1);
+		pass_line(s, (const char *)evbuffer_pullup(s->err_buf, -1));
+		evbuffer_drain(s->err_buf, len + 1);
+	}
+}
+
+static void close_messages(struct shard *s)
+{
+	pass_messages(s, true);
+	if (s->err_ev)
+		event_del(s->err_ev);
+	if (s->err_fd >= 0)
+		close(s->err_fd);
+	s->err_fd = -1;
+}
+
+static void check_end(void)
+{
+	for (int k = 0; k < nshards; k++) {
+		struct shard *s = &shards[k];
+		if (s->pid || s->fd >= 0)
+			return;
+	}
+	/* every part has ended: what they said is in the pipes (a worker that
+	 * outlived its part is not waited for) */
+	for (int k = 0; k < nshards; k++) {
+		struct shard *s = &shards[k];
+		while (s->err_fd >= 0 && read_into(s->err_buf, s->err_fd, READ_MOST) > 0)
+			;
+		close_messages(s);
+	}
+	event_base_loopbreak(base);
+}
+
+static void messages_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct shard *s = arg;
+	ssize_t n = read_into(s->err_buf, fd, READ_MOST);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0)
+		close_messages(s);
+	else
+		/* a line that does not end is passed on as it is, a piece at a time */
+		pass_messages(s, evbuffer_get_length(s->err_buf) > READ_MOST);
+}
+
+static void stop_reading(struct shard *s)
+{
+	if (s->reading)
+		event_del(s->read_ev);
+	s->reading = false;
+}
+
+static void close_part(struct shard *s)
+{
+	stop_reading(s);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+	evbuffer_drain(s->held, evbuffer_get_length(s->held));
+}
+
+/* Standard output is gone: each part sees its pipe closed, as a whole run
+ * would see standard output, and ends by itself. */
+static void output_gone(void)
+{
+	if (out_closed)
+		return;
+	out_closed = true;
+	for (int k = 0; k < nshards; k++)
+		close_part(&shards[k]);
+	if (out_watch)
+		event_del(out_watch);
+	check_end();
+}
+
+/* Writes what is held of the head part (blocking: the parts wait on their
+ * pipes meanwhile, as for any slow reader). */
+static void write_held(struct evbuffer *held)
+{
+	while (!out_closed && evbuffer_get_length(held) > 0) {
+		if (evbuffer_write(held, STDOUT_FILENO) >= 0)
+			continue;
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			struct pollfd pfd = {.fd = STDOUT_FILENO, .events = POLLOUT};
+			(void)poll(&pfd, 1, -1);
+			continue;
+		}
+		if (errno != EPIPE) {
+			warn("write error: %s", strerror(errno));
+			out_error = true;
+		}
+		output_gone();
+	}
+}
+
+static void start_reading(struct shard *s)
+{
+	if (!s->reading && s->fd >= 0 && event_add(s->read_ev, NULL) == 0)
+		s->reading = true;
+}
+
+/* The head part has been read to its end: on to the next, and past every
+ * part read to its end meanwhile once its answers are written. */
+static void next_head(void)
+{
+	for (;;) {
+		while (head < nshards && shards[head].fd < 0 && evbuffer_get_length(shards[head].held) == 0)
+			head++;
+		if (head >= nshards)
+			break;
+		if (head >= lost_from) {
+			for (int k = head; k < nshards; k++)
+				close_part(&shards[k]);
+			break;
+		}
+		write_held(shards[head].held);
+		if (shards[head].fd >= 0) {
+			start_reading(&shards[head]);
+			break;
+		}
+	}
+	check_end();
+}
+
+static void read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)what;
+	struct shard *s = arg;
+	ssize_t n = read_into(s->held, fd, READ_MOST);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	bool is_head = s == &shards[head];
+	if (n > 0) {
+		if (is_head)
+			write_held(s->held);
+		else if (evbuffer_get_length(s->held) >= HOLD_MAX)
+			stop_reading(s); /* read on once it is the head */
+		return;
+	}
+	/* the end of its answers (or a pipe that cannot be read: the same) */
+	stop_reading(s);
+	close(s->fd);
+	s->fd = -1;
+	if (is_head)
+		next_head();
+	else
+		check_end();
+}
+
+static void pass_on(int sig)
+{
+	for (int k = 0; k < nshards; k++)
+		if (shards[k].pid)
+			kill(shards[k].pid, sig);
+}
+
+static void part_ended(void *owner, int wstatus)
+{
+	struct shard *s = owner;
+	int k = (int)(s - shards);
+	s->pid = 0;
+	s->wstatus = wstatus;
+	/* 0-2: it answered what it read; 128+N after the signal passed on */
+	bool whole = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) <= 2;
+	bool told = exit_signal && (WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) == exit_signal
+							  : WEXITSTATUS(wstatus) == 128 + exit_signal);
+	if (!whole && !told && k < lost_from) {
+		char how[48];
+		if (WIFSIGNALED(wstatus))
+			snprintf(how, sizeof how, "by signal %d", WTERMSIG(wstatus));
+		else
+			snprintf(how, sizeof how, "with status %d", WEXITSTATUS(wstatus));
+		warn("part %d of %d (from line %ld) ended %s: the answers stop at its last one%s", k + 1,
+		     nshards, opt.line_offset + s->part.lines + 1, how,
+		     k + 1 < nshards ? ", the parts after it are stopped" : "");
+		lost_from = k + 1;
+		for (int j = k + 1; j < nshards; j++) {
+			if (shards[j].pid)
+				kill(shards[j].pid, SIGTERM);
+			close_part(&shards[j]);
+		}
+	}
+	check_end();
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+	(void)what, (void)arg;
+	if (!exit_signal)
+		exit_signal = (int)sig;
+	pass_on((int)sig);
+}
+
+/* The part's command line: the run's options, then its own. */
+static char **part_argv(char **argv, const struct shard *s, bool last, int jobs)
+{
+	int nopt = opt.option_words;
+	char **a = xmalloc((size_t)(nopt + 8) * sizeof *a);
+	int n = 0;
+	a[n++] = argv[0];
+	for (int i = 1; i < nopt; i++)
+		a[n++] = argv[i];
+	char range[64], lines[48], j[24];
+	if (last)
+		snprintf(range, sizeof range, "--byte-range=%zu-", s->part.from);
+	else
+		snprintf(range, sizeof range, "--byte-range=%zu-%zu", s->part.from, s->part.to);
+	snprintf(lines, sizeof lines, "--line-offset=%ld", opt.line_offset + s->part.lines);
+	snprintf(j, sizeof j, "--jobs=%d", jobs);
+	a[n++] = xstrdup(range);
+	a[n++] = xstrdup(lines);
+	a[n++] = xstrdup(j);
+	a[n++] = "--shards=1";
+	a[n++] = "--";
+	if (opt.nargs)
+		a[n++] = opt.args[0];
+	a[n] = NULL;
+	return a;
+}
+
+static void free_part_argv(char **a)
+{
+	int i = opt.option_words;
+	for (int k = 0; k < 3; k++)
+		free(a[i + k]);
+	free(a);
+}
+
+static void start_part(struct shard *s, const char *self, char **argv, bool last, int jobs, int in_fd)
+{
+	int p[2], e[2];
+	if (pipe2(p, O_CLOEXEC) < 0 || pipe2(e, O_CLOEXEC) < 0)
+		die("cannot make a pipe: %s", strerror(errno));
+	char **a = part_argv(argv, s, last, jobs);
+	struct spawn_program sp = {.path = self,
+				   .argv = a,
+				   .stdin_fd = in_fd,
+				   .stdout_fd = p[1],
+				   .stderr_fd = e[1],
+				   .die_with_racer = true,
+				   .own_group = true};
+	s->pid = spawn_program(&sp, part_ended, s);
+	int saved = errno;
+	free_part_argv(a);
+	close(p[1]);
+	close(e[1]);
+	if (s->pid < 0)
+		die("cannot start a part of the run: %s", strerror(saved));
+	s->fd = p[0];
+	s->err_fd = e[0];
+	(void)fcntl(s->fd, F_SETFL, O_NONBLOCK);
+	(void)fcntl(s->err_fd, F_SETFL, O_NONBLOCK);
+	s->held = evbuffer_new();
+	s->err_buf = evbuffer_new();
+	s->read_ev = event_new(base, s->fd, EV_READ | EV_PERSIST, read_cb, s);
+	s->err_ev = event_new(base, s->err_fd, EV_READ | EV_PERSIST, messages_cb, s);
+	if (!s->held || !s->err_buf || !s->read_ev || !s->err_ev || event_add(s->err_ev, NULL) < 0)
+		die("out of memory");
+	start_reading(s);
+}
+
+static int run_parts(char **argv, const char *self, const struct shard_part *parts, int n, int jobs, int in_fd)
+{
+	if (!(base = event_base_new()))
+		die("cannot create the event loop");
+	children_init(base);
+	sig_int = evsignal_new(base, SIGINT, on_signal, NULL);
+	sig_term = evsignal_new(base, SIGTERM, on_signal, NULL);
+	if (!sig_int || !sig_term || evsignal_add(sig_int, NULL) < 0 || evsignal_add(sig_term, NULL) < 0)
+		die("cannot set up signal handling");
+	out_watch = stdout_watch_new(base, output_gone);
+	shards = xcalloc((size_t)n, sizeof *shards);
+	nshards = lost_from = n;
+	for (int k = 0; k < n; k++) {
+		shards[k].part = parts[k];
+		shards[k].fd = shards[k].err_fd = -1;
+		/* -j's processes shared out, the first parts taking what is left */
+		int part_jobs = jobs / n + (k < jobs % n);
+		start_part(&shards[k], self, argv, k == n - 1, part_jobs < 1 ? 1 : part_jobs, in_fd);
+	}
+	event_base_dispatch(base);
+
+	int status = 0;
+	for (int k = 0; k < n; k++) {
+		int w = shards[k].wstatus, code = WIFEXITED(w) ? WEXITSTATUS(w) : 2;
+		if (code > 2 && !(exit_signal && code == 128 + exit_signal))
+			code = 2; /* it could not run, or a signal of its own */
+		if (code <= 2 && code > status)
+			status = code;
+		event_free(shards[k].read_ev);
+		event_free(shards[k].err_ev);
+		evbuffer_free(shards[k].held);
+		evbuffer_free(shards[k].err_buf);
+	}
+	for (int i = 0; i < nsaid; i++)
+		free(said[i].text);
+	if (lost_from < n || out_error)
+		status = 2;
+	if (exit_signal)
+		status = 128 + exit_signal;
+	free(shards);
+	if (out_watch)
+		event_free(out_watch);
+	event_free(sig_int);
+	event_free(sig_term);
+	children_free();
+	event_base_free(base);
+	return status;
+}
+
+/* The input's size when it is one regular file to cut (fd: it, open), else
+ * -1 (a file that cannot be opened is the whole run's to say). */
+static off_t cuttable(int fd)
+{
+	struct stat st;
+	bool regular = opt.nargs <= 1 && fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (opt.shards > 1 && !regular && (opt.nargs > 1 || fd >= 0))
+		warn("--shards: the input is not one regular file: it is raced whole");
+	return regular ? st.st_size : -1;
+}
+
+int shard_run_if_wanted(char **argv, int jobs)
+{
+	if (opt.command != CMD_RACE || opt.shards == 1 || opt.range_from >= 0 || opt.progress || opt.stats)
+		return -1;
+	bool named = opt.nargs == 1 && strcmp(opt.args[0], "-") != 0;
+	int fd = named ? open(opt.args[0], O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	off_t size = cuttable(fd);
+	int want = size <= 0 ? 1 : opt.shards ? opt.shards : shard_default_count(jobs, (size_t)size);
+	void *data = want > 1 ? mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	if (named && fd >= 0)
+		close(fd);
+	if (data == MAP_FAILED)
+		return -1;
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	struct shard_part *parts = xmalloc((size_t)want * sizeof *parts);
+	int n = len > 0 ? shard_plan(data, (size_t)size, want, parts) : 1;
+	munmap(data, (size_t)size);
+	int status = -1;
+	if (n > 1) {
+		self[len] = '\0';
+		status = run_parts(argv, self, parts, n, jobs, named ? -1 : STDIN_FILENO);
+	}
+	free(parts);
+	return status;
+}
