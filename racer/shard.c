@@ -60,6 +60,8 @@ static int head;          /* the part whose answers are written now */
 static int lost_from;     /* nshards, or the first part whose answers are lost */
 static struct event_base *base;
 static struct event *sig_int, *sig_term, *out_watch;
+static struct event *out_ev;  /* standard output (a pipe or socket) has room again */
+static int saved_flags = -1;  /* standard output's flags before O_NONBLOCK */
 static int exit_signal;   /* passed on to the parts */
 static bool out_closed;   /* standard output's reader went: the rest is dropped */
 static bool out_error;
@@ -128,6 +130,8 @@ static void check_end(void)
 		if (s->pid || s->fd >= 0)
 			return;
 	}
+	if (!out_closed && head < lost_from)
+		return; /* answers still to write */
 	/* every part has ended: what they said is in the pipes (a worker that
 	 * outlived its part is not waited for) */
 	for (int k = 0; k < nshards; k++) {
@@ -183,16 +187,22 @@ static void output_gone(void)
 	check_end();
 }
 
-/* Writes what is held of the head part (blocking: the parts wait on their
- * pipes meanwhile, as for any slow reader). */
-static void write_held(struct evbuffer *held)
+/* Writes what is held of the head part. A pipe or socket that is full
+ * (O_NONBLOCK, as the racer's own output) stops the reading of the head
+ * part until out_ev says there is room: the parts wait on their pipes, as
+ * for any slow reader, and signals are heard meanwhile. */
+static void write_held(struct shard *s)
 {
-	while (!out_closed && evbuffer_get_length(held) > 0) {
-		if (evbuffer_write(held, STDOUT_FILENO) >= 0)
+	while (!out_closed && evbuffer_get_length(s->held) > 0) {
+		if (evbuffer_write(s->held, STDOUT_FILENO) >= 0)
 			continue;
 		if (errno == EINTR)
 			continue;
 		if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (out_ev && event_add(out_ev, NULL) == 0) {
+				stop_reading(s);
+				return;
+			}
 			struct pollfd pfd = {.fd = STDOUT_FILENO, .events = POLLOUT};
 			(void)poll(&pfd, 1, -1);
 			continue;
@@ -211,27 +221,34 @@ static void start_reading(struct shard *s)
 		s->reading = true;
 }
 
-/* The head part has been read to its end: on to the next, and past every
- * part read to its end meanwhile once its answers are written. */
+/* The head part's answers written as far as they go; once it has been
+ * read to its end, on to the next part (past every one read to its end
+ * meanwhile, once its answers are written). */
 static void next_head(void)
 {
-	for (;;) {
-		while (head < nshards && shards[head].fd < 0 && evbuffer_get_length(shards[head].held) == 0)
-			head++;
-		if (head >= nshards)
-			break;
+	while (head < nshards && !out_closed) {
+		struct shard *s = &shards[head];
 		if (head >= lost_from) {
 			for (int k = head; k < nshards; k++)
 				close_part(&shards[k]);
 			break;
 		}
-		write_held(shards[head].held);
-		if (shards[head].fd >= 0) {
-			start_reading(&shards[head]);
+		write_held(s);
+		if (evbuffer_get_length(s->held) > 0)
+			break; /* standard output is full: writable_cb goes on */
+		if (s->fd >= 0) {
+			start_reading(s);
 			break;
 		}
+		head++;
 	}
 	check_end();
+}
+
+static void writable_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd, (void)what, (void)arg;
+	next_head();
 }
 
 static void read_cb(evutil_socket_t fd, short what, void *arg)
@@ -244,7 +261,7 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 	bool is_head = s == &shards[head];
 	if (n > 0) {
 		if (is_head)
-			write_held(s->held);
+			write_held(s);
 		else if (evbuffer_get_length(s->held) >= HOLD_MAX)
 			stop_reading(s); /* read on once it is the head */
 		return;
@@ -381,6 +398,14 @@ static int run_parts(char **argv, const char *self, const struct shard_part *par
 	if (!sig_int || !sig_term || evsignal_add(sig_int, NULL) < 0 || evsignal_add(sig_term, NULL) < 0)
 		die("cannot set up signal handling");
 	out_watch = stdout_watch_new(base, output_gone);
+	if (out_watch) { /* a pipe or socket */
+		int fl = fcntl(STDOUT_FILENO, F_GETFL);
+		if (fl >= 0 && fcntl(STDOUT_FILENO, F_SETFL, fl | O_NONBLOCK) == 0) {
+			saved_flags = fl;
+			if (!(out_ev = event_new(base, STDOUT_FILENO, EV_WRITE, writable_cb, NULL)))
+				die("out of memory");
+		}
+	}
 	shards = xcalloc((size_t)n, sizeof *shards);
 	nshards = lost_from = n;
 	for (int k = 0; k < n; k++) {
@@ -413,6 +438,10 @@ static int run_parts(char **argv, const char *self, const struct shard_part *par
 	free(shards);
 	if (out_watch)
 		event_free(out_watch);
+	if (out_ev)
+		event_free(out_ev);
+	if (saved_flags >= 0)
+		fcntl(STDOUT_FILENO, F_SETFL, saved_flags);
 	event_free(sig_int);
 	event_free(sig_term);
 	children_free();

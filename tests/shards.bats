@@ -447,6 +447,52 @@ sharded_signal_ends() {
 	sharded_signal_ends INT 130
 }
 
+# wrote PID BYTES: process PID has written at least BYTES
+wrote() {
+	local bytes
+	bytes=$(sed -n 's/^wchar: //p' "/proc/$1/io" 2>/dev/null) || return 1
+	[ "${bytes:-0}" -ge "$2" ]
+}
+
+@test "SIGTERM is passed on to the parts while standard output is full" {
+	skip_if_wrapped "signals the racer by its pid"
+	# the first part's 600 boxed answers (200 kB) go to a reader that does
+	# not read yet; the second part's 600 puzzles take 30 s each
+	p1=$(sed -n 1p "$DATA/easy9.txt") p2=$(sed -n 2p "$DATA/easy9.txt")
+	printf '%s %s 0\n%s %s 30\n' "$p1" "$(sed -n 1p "$DATA/easy9.solutions")" \
+		"$p2" "$(sed -n 2p "$DATA/easy9.solutions")" >"$T/answers"
+	{
+		for _ in $(seq 1 600); do echo "$p1"; done
+		for _ in $(seq 1 600); do echo "$p2"; done
+	} >"$T/in"
+	mkfifo "$T/fifo"
+	{
+		poll 30 test -e "$T/go"
+		cat >"$T/out"
+	} <"$T/fifo" &
+	reader=$!
+	sudoku-race --no-cache --pretty --shards 2 -j 2 --workers "fake-slowpoke:answers=$T/answers" "$T/in" \
+		>"$T/fifo" 2>"$T/err" &
+	pid=$!
+	# both parts at work, and the racer's output nearly a pipe's worth (64 kB) ahead
+	poll 10 at_work 2
+	poll 10 wrote $pid 60000
+	second=$(part_at 49200)
+	kill -TERM $pid
+	# the second part hears it and ends, while the reader still waits
+	poll 5 gone "$second"
+	touch "$T/go"
+	wait_within 20 $pid
+	assert_equal "$status" 143
+	wait $reader
+	# what the first part had answered, whole boxes, then none of the
+	# second's: it was stopped before its first answer
+	race --pretty <(echo "$p1") >"$T/box"
+	n=$(($(wc -l <"$T/out") / $(wc -l <"$T/box")))
+	[ "$n" -ge 150 ]
+	for _ in $(seq 1 "$n"); do cat "$T/box"; done | cmp - "$T/out"
+}
+
 # at_work N: N parts run, and N slowpokes (a part's each) have said hello
 at_work() {
 	[ "$(parts | wc -l)" -eq "$1" ] && [ "$(hellos fake-slowpoke)" -eq "$1" ]
