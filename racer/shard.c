@@ -10,7 +10,7 @@
  * puzzle.
  *
  * Their standard error comes through pipes as well, a whole line at a time:
- * a message that an earlier part said word for word is said once (a cache
+ * a line that an earlier part said word for word is said once (a cache
  * that cannot be opened, a worker left out: every part finds the same). */
 #include "config.h"
 
@@ -51,7 +51,6 @@ struct shard {
 	int err_fd;            /* its standard error's read end; -1 once read to the end */
 	struct event *err_ev;
 	struct evbuffer *err_buf; /* a line begun */
-	bool dropping;         /* inside a message said already */
 };
 
 static struct shard *shards;
@@ -66,7 +65,7 @@ static int exit_signal;   /* passed on to the parts */
 static bool out_closed;   /* standard output's reader went: the rest is dropped */
 static bool out_error;
 
-/* Messages said, with the part that said each first. */
+/* Lines said on standard error, with the part that said each first. */
 #define SAID_MOST 1024
 static struct said {
 	char *text;
@@ -74,7 +73,7 @@ static struct said {
 } said[SAID_MOST];
 static int nsaid;
 
-/* Whether another part said this message already (it is remembered). */
+/* Whether another part said this line already (it is remembered). */
 static bool said_elsewhere(const char *line, int part)
 {
 	for (int i = 0; i < nsaid; i++)
@@ -85,14 +84,10 @@ static bool said_elsewhere(const char *line, int part)
 	return false;
 }
 
-/* One line the part said, a message's first or one it was wrapped onto. */
-static void pass_line(struct shard *s, const char *line)
+/* One line the part said (its racer's, or a worker's). */
+static void pass_line(const struct shard *s, const char *line)
 {
-	if (strncmp(line, PROGRAM ": ", sizeof PROGRAM + 1) == 0)
-		s->dropping = said_elsewhere(line, (int)(s - shards));
-	else if (line[0] != ' ')
-		s->dropping = false; /* not a message's wrapped line */
-	if (!s->dropping)
+	if (!said_elsewhere(line, (int)(s - shards)))
 		fprintf(stderr, "%s\n", line);
 }
 

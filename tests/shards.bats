@@ -280,6 +280,20 @@ wait_within() {
 	done
 }
 
+@test "a message every part says is said once" {
+	repeat 400 "$DATA/easy9.txt" >"$T/in"
+	# a cache that is a file: each part warns
+	echo "a file" >"$T/c"
+	run --separate-stderr sudoku-race --cache "$T/c" --shards 1 "$T/in"
+	assert_success
+	[[ $stderr == "sudoku-race: cache: $T/c is not a directory; going on without the cache" ]]
+	whole=$stderr
+	run --separate-stderr sudoku-race --cache "$T/c" --shards 3 -j 3 "$T/in"
+	assert_success
+	assert_equal "$output" "$(repeat 400 "$DATA/easy9.solutions")"
+	assert_equal "$stderr" "$whole"
+}
+
 @test "standard input from a regular file is cut into parts; a pipe is raced whole, with a warning" {
 	mixed_file "$T/in"
 	race_into "$T/one" --shards 1 <"$T/in"
