@@ -315,47 +315,47 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 	pass_on((int)sig);
 }
 
-/* The part's command line: the run's options, then its own. */
-static char **part_argv(char **argv, const struct shard *s, bool last, int jobs)
+/* A part's own options, kept while it starts. */
+struct part_options {
+	char range[64], lines[48], jobs[24];
+};
+
+/* The part's command line: the run's options, then its own, then its
+ * FILEs (none: standard input). */
+static char **part_argv(char **argv, const struct shard_part *pt, int jobs, struct part_options *o)
 {
 	int nopt = opt.option_words;
-	char **a = xmalloc((size_t)(nopt + 8) * sizeof *a);
+	char **a = xmalloc((size_t)(nopt + 8 + pt->nfiles) * sizeof *a);
 	int n = 0;
 	a[n++] = argv[0];
 	for (int i = 1; i < nopt; i++)
 		a[n++] = argv[i];
-	char range[64], lines[48], j[24];
-	if (last)
-		snprintf(range, sizeof range, "--byte-range=%zu-", s->part.from);
-	else
-		snprintf(range, sizeof range, "--byte-range=%zu-%zu", s->part.from, s->part.to);
-	snprintf(lines, sizeof lines, "--line-offset=%ld", opt.line_offset + s->part.lines);
-	snprintf(j, sizeof j, "--jobs=%d", jobs);
-	a[n++] = xstrdup(range);
-	a[n++] = xstrdup(lines);
-	a[n++] = xstrdup(j);
+	if (pt->ranged) {
+		if (pt->to_end)
+			snprintf(o->range, sizeof o->range, "--byte-range=%zu-", pt->from);
+		else
+			snprintf(o->range, sizeof o->range, "--byte-range=%zu-%zu", pt->from, pt->to);
+		snprintf(o->lines, sizeof o->lines, "--line-offset=%ld", opt.line_offset + pt->lines);
+		a[n++] = o->range;
+		a[n++] = o->lines;
+	}
+	snprintf(o->jobs, sizeof o->jobs, "--jobs=%d", jobs);
+	a[n++] = o->jobs;
 	a[n++] = "--shards=1";
 	a[n++] = "--";
-	if (opt.nargs)
-		a[n++] = opt.args[0];
+	for (int i = 0; i < pt->nfiles && opt.nargs; i++)
+		a[n++] = opt.args[pt->file + i];
 	a[n] = NULL;
 	return a;
 }
 
-static void free_part_argv(char **a)
-{
-	int i = opt.option_words;
-	for (int k = 0; k < 3; k++)
-		free(a[i + k]);
-	free(a);
-}
-
-static void start_part(struct shard *s, const char *self, char **argv, bool last, int jobs, int in_fd)
+static void start_part(struct shard *s, const char *self, char **argv, int jobs, int in_fd)
 {
 	int p[2], e[2];
 	if (pipe2(p, O_CLOEXEC) < 0 || pipe2(e, O_CLOEXEC) < 0)
 		die("cannot make a pipe: %s", strerror(errno));
-	char **a = part_argv(argv, s, last, jobs);
+	struct part_options o;
+	char **a = part_argv(argv, &s->part, jobs, &o);
 	struct spawn_program sp = {.path = self,
 				   .argv = a,
 				   .stdin_fd = in_fd,
@@ -365,7 +365,7 @@ static void start_part(struct shard *s, const char *self, char **argv, bool last
 				   .own_group = true};
 	s->pid = spawn_program(&sp, part_ended, s);
 	int saved = errno;
-	free_part_argv(a);
+	free(a);
 	close(p[1]);
 	close(e[1]);
 	if (s->pid < 0)
@@ -403,12 +403,15 @@ static int run_parts(char **argv, const char *self, const struct shard_part *par
 	}
 	shards = xcalloc((size_t)n, sizeof *shards);
 	nshards = lost_from = n;
+	double total = 0;
+	for (int k = 0; k < n; k++)
+		total += (double)parts[k].bytes;
 	for (int k = 0; k < n; k++) {
 		shards[k].part = parts[k];
 		shards[k].fd = shards[k].err_fd = -1;
-		/* -j's processes shared out, the first parts taking what is left */
-		int part_jobs = jobs / n + (k < jobs % n);
-		start_part(&shards[k], self, argv, k == n - 1, part_jobs < 1 ? 1 : part_jobs, in_fd);
+		/* -j's processes shared out by the parts' sizes, one at least */
+		int part_jobs = (int)(jobs * (double)parts[k].bytes / total + 0.5);
+		start_part(&shards[k], self, argv, part_jobs < 1 ? 1 : part_jobs, in_fd);
 	}
 	event_base_dispatch(base);
 
@@ -444,40 +447,93 @@ static int run_parts(char **argv, const char *self, const struct shard_part *par
 	return status;
 }
 
-/* The input's size when it is one regular file to cut (fd: it, open), else
- * -1 (a file that cannot be opened is the whole run's to say). */
-static off_t cuttable(int fd)
+/* Whether the input is regular files only (standard input alone counts,
+ * when it is one): their sizes in sizes[], their total in *total. A file
+ * that cannot be looked at is the whole run's to report. */
+static bool input_sizes(size_t *sizes, size_t *total)
 {
-	struct stat st;
-	bool regular = opt.nargs <= 1 && fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (opt.shards > 1 && !regular && (opt.nargs > 1 || fd >= 0))
-		warn("--shards: the input is not one regular file: it is raced whole");
-	return regular ? st.st_size : -1;
+	bool regular = true, reported = false;
+	*total = 0;
+	for (int i = 0; i < (opt.nargs ? opt.nargs : 1) && regular; i++) {
+		const char *name = opt.nargs ? opt.args[i] : "-";
+		struct stat st;
+		bool std_in = strcmp(name, "-") == 0;
+		if (std_in ? fstat(STDIN_FILENO, &st) < 0 : stat(name, &st) < 0) {
+			regular = false;
+			reported = true;
+		} else if (!S_ISREG(st.st_mode) || (std_in && opt.nargs > 1)) {
+			regular = false;
+		} else {
+			sizes[i] = (size_t)st.st_size;
+			*total += sizes[i];
+		}
+	}
+	if (opt.shards > 1 && !regular && !reported)
+		warn("--shards: the input is not regular files: it is raced whole");
+	return regular;
+}
+
+/* The parts of a span (parts[span->cuts] at most): its whole files, or
+ * the cuts of its file. Returns how many. */
+static int span_parts(const struct shard_span *span, const size_t *sizes, struct shard_part *parts)
+{
+	struct shard_part whole = {.file = span->file, .nfiles = span->nfiles};
+	for (int i = 0; i < span->nfiles; i++)
+		whole.bytes += sizes[span->file + i];
+	if (span->cuts < 2) {
+		parts[0] = whole;
+		return 1;
+	}
+	const char *name = opt.nargs ? opt.args[span->file] : "-";
+	bool std_in = strcmp(name, "-") == 0;
+	int fd = std_in ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+	size_t size = sizes[span->file];
+	void *data = fd >= 0 ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	if (!std_in && fd >= 0)
+		close(fd);
+	int n = data == MAP_FAILED ? 1 : shard_plan(data, size, span->cuts, parts);
+	if (data != MAP_FAILED)
+		munmap(data, size);
+	if (n < 2) {
+		parts[0] = whole;
+		return 1;
+	}
+	for (int k = 0; k < n; k++) {
+		parts[k].file = span->file;
+		parts[k].nfiles = 1;
+		parts[k].ranged = true;
+		parts[k].bytes = parts[k].to - parts[k].from;
+	}
+	return n;
 }
 
 int shard_run_if_wanted(char **argv, int jobs)
 {
 	if (opt.command != CMD_RACE || opt.shards == 1 || opt.range_from >= 0 || opt.progress || opt.stats)
 		return -1;
-	bool named = opt.nargs == 1 && strcmp(opt.args[0], "-") != 0;
-	int fd = named ? open(opt.args[0], O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
-	off_t size = cuttable(fd);
-	int want = size <= 0 ? 1 : opt.shards ? opt.shards : shard_default_count(jobs, (size_t)size);
-	void *data = want > 1 ? mmap(NULL, (size_t)size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-	if (named && fd >= 0)
-		close(fd);
-	if (data == MAP_FAILED)
-		return -1;
+	int nfiles = opt.nargs ? opt.nargs : 1;
+	size_t *sizes = xcalloc((size_t)nfiles, sizeof *sizes), total;
+	int want = 1;
+	if (input_sizes(sizes, &total) && total > 0)
+		want = opt.shards ? opt.shards : shard_default_count(jobs, total);
+	struct shard_span *spans = xmalloc((size_t)nfiles * sizeof *spans);
+	int nspans = want > 1 ? shard_spans(sizes, nfiles, want, spans) : 0, most = 0;
+	for (int i = 0; i < nspans; i++)
+		most += spans[i].cuts;
+	struct shard_part *parts = xmalloc((size_t)(most ? most : 1) * sizeof *parts);
+	int n = 0;
+	for (int i = 0; i < nspans; i++)
+		n += span_parts(&spans[i], sizes, parts + n);
 	char self[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-	struct shard_part *parts = xmalloc((size_t)want * sizeof *parts);
-	int n = len > 0 ? shard_plan(data, (size_t)size, want, parts) : 1;
-	munmap(data, (size_t)size);
+	ssize_t len = n > 1 ? readlink("/proc/self/exe", self, sizeof self - 1) : -1;
 	int status = -1;
-	if (n > 1) {
+	if (len > 0) {
 		self[len] = '\0';
-		status = run_parts(argv, self, parts, n, jobs, named ? -1 : STDIN_FILENO);
+		bool std_in = !opt.nargs || strcmp(opt.args[0], "-") == 0;
+		status = run_parts(argv, self, parts, n, jobs, std_in ? STDIN_FILENO : -1);
 	}
 	free(parts);
+	free(spans);
+	free(sizes);
 	return status;
 }

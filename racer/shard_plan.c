@@ -27,6 +27,33 @@ int shard_default_count(int jobs, size_t size)
 	return n < 1 ? 1 : (int)n;
 }
 
+int shard_spans(const size_t *sizes, int n, int want, struct shard_span *spans)
+{
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += sizes[i];
+	size_t part = total / (size_t)(want > 0 ? want : 1);
+	if (part < 1)
+		part = 1;
+	int nspans = 0;
+	for (int i = 0; i < n;) {
+		struct shard_span *s = &spans[nspans++];
+		*s = (struct shard_span){.file = i, .nfiles = 1, .cuts = 1};
+		if (sizes[i] >= part) {
+			/* the nearest number of parts of about a part's size */
+			s->cuts = (int)((sizes[i] + part / 2) / part);
+			i++;
+			continue;
+		}
+		size_t together = sizes[i++];
+		while (i < n && sizes[i] < part && together < part) {
+			together += sizes[i++];
+			s->nfiles++;
+		}
+	}
+	return nspans;
+}
+
 /* Whether the line [line, line+len) is a one-line puzzle of 9x9 or more,
  * as the racer's reader takes it. */
 static bool ends_any_grid(const char *line, size_t len, struct puzzle_stream *ps, struct stream_item *item)
@@ -87,7 +114,7 @@ int shard_plan(const char *data, size_t size, int want, struct shard_part *parts
 		lines += count_lines(data + from, cut - from);
 		from = cut;
 	}
-	parts[n++] = (struct shard_part){.from = from, .to = size, .lines = lines};
+	parts[n++] = (struct shard_part){.from = from, .to = size, .lines = lines, .to_end = true};
 	free(ps);
 	free(item);
 	return n;

@@ -316,13 +316,33 @@ wait_within() {
 	cat "$T/in" | race --workers "$(wrapper)" -j 1 --shards 2 >"$T/pipe" 2>"$T/pipe.err" || rc=$?
 	assert_equal "$rc" 1
 	cmp "$T/one" "$T/pipe"
-	assert_equal "$(cat "$T/pipe.err")" "sudoku-race: --shards: the input is not one regular file: it is raced whole"
+	assert_equal "$(cat "$T/pipe.err")" "sudoku-race: --shards: the input is not regular files: it is raced whole"
 	assert_equal "$(starts)" 1
-	# and nor can several files
-	race_into "$T/two" --shards 2 "$DATA/easy9.txt" "$DATA/easy9.txt"
+	# nor can a file with standard input among the inputs
+	race_into "$T/two" --shards 2 "$DATA/easy9.txt" - <"$DATA/easy9.txt"
 	assert_equal "$rc" 0
 	assert_equal "$(cat "$T/two")" "$(cat "$DATA/easy9.solutions" "$DATA/easy9.solutions")"
-	assert_equal "$(cat "$T/two.err")" "sudoku-race: --shards: the input is not one regular file: it is raced whole"
+	assert_equal "$(cat "$T/two.err")" "sudoku-race: --shards: the input is not regular files: it is raced whole"
+}
+
+@test "several files: big ones cut, small ones together, the answers and each file's numbers the same" {
+	mixed_file "$T/a"
+	mixed_file "$T/b"
+	race_into "$T/one" --shards 1 "$T/a" "$DATA/easy9.txt" "$T/b" "$DATA/easy9.txt" "$DATA/4x4.txt"
+	assert_equal "$rc" 1
+	# the '#' lines name their file
+	grep -q "^# invalid: $T/b: line [0-9]*: 80 cells, expected 81\$" "$T/one"
+	# a part a quarter of the whole: each big file in two, each small run
+	# of files after it together
+	race_into "$T/parts" --workers "$(wrapper)" -j 6 --shards 4 \
+		"$T/a" "$DATA/easy9.txt" "$T/b" "$DATA/easy9.txt" "$DATA/4x4.txt"
+	assert_equal "$rc" 1
+	cmp "$T/one" "$T/parts"
+	assert_equal "$(starts)" 6
+	assert_equal "$(cat "$T/parts.err")" ""
+	race_into "$T/one.json" --json --workers cp --shards 1 "$T/a" "$DATA/easy9.txt" "$T/b"
+	race_into "$T/parts.json" --json --workers cp --shards 4 "$T/a" "$DATA/easy9.txt" "$T/b"
+	cmp <(no_timing "$T/one.json") <(no_timing "$T/parts.json")
 }
 
 @test "usage errors: --shards N>1 with --stats or --progress, --byte-range's forms" {

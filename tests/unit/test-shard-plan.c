@@ -87,6 +87,24 @@ int main(void)
 	ok(shard_default_count(64, MB / 2) == 1, "under 1 MB: one part");
 	ok(shard_default_count(9, 100 * MB) == 2, "a part for every 4 processes");
 
+	struct shard_span sp[8];
+	size_t one[] = {16 * MB};
+	int ns = shard_spans(one, 1, 4, sp);
+	ok(ns == 1 && sp[0].file == 0 && sp[0].nfiles == 1 && sp[0].cuts == 4, "one file: cut in four");
+	size_t mixed[] = {8 * MB, 1000, 2000, 4 * MB, 3 * MB, 100};
+	ns = shard_spans(mixed, 6, 4, sp);
+	/* a part: 3.75 MB */
+	ok(ns == 4, "six files, four parts asked: four spans (%d)", ns);
+	ok(sp[0].file == 0 && sp[0].cuts == 2, "a file of two parts' size: cut in two (%d)", sp[0].cuts);
+	ok(sp[1].file == 1 && sp[1].nfiles == 2 && sp[1].cuts == 1, "the small ones after it together");
+	ok(sp[2].file == 3 && sp[2].nfiles == 1 && sp[2].cuts == 1, "a part's size and a little more: whole");
+	ok(sp[3].file == 4 && sp[3].nfiles == 2 && sp[3].cuts == 1,
+	   "a little under a part's size: with the small one after it");
+	size_t small[] = {300, 300, 300, 300, 300, 300};
+	ns = shard_spans(small, 6, 2, sp);
+	ok(ns == 2 && sp[0].nfiles == 3 && sp[1].file == 3 && sp[1].nfiles == 3,
+	   "small files: together in runs of a part's size");
+
 	struct shard_part p[8];
 	struct text t = {0};
 	for (int i = 0; i < 1000; i++)
