@@ -481,6 +481,20 @@ sharded_signal_ends() {
 	sharded_signal_ends INT 130
 }
 
+@test "the parts and their workers die with the racer even when it is SIGKILLed" {
+	skip_if_wrapped "kills the racer by its pid"
+	sudoku-race --no-cache --shards 3 -j 3 --workers "$(slowpoke 30)",fake-hanger "$DATA/easy9.txt" \
+		>"$T/out" 2>"$T/err" &
+	pid=$!
+	poll 10 sharded_busy $pid 3
+	kill -KILL $pid
+	wait $pid || status=$?
+	assert_equal "$status" 137
+	# the teardown: no part, slowpoke or hanger left running (each part
+	# is killed with the racer; one that were not would still see its
+	# answers' reader gone, and end)
+}
+
 # wrote PID BYTES: process PID has written at least BYTES
 wrote() {
 	local bytes
