@@ -3,11 +3,9 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <event2/buffer.h>
@@ -61,25 +59,18 @@ void output_init(struct event_base *base, const struct output_hooks *h)
 	flush_ev = event_new(base, -1, 0, flush_cb, NULL);
 	if (!out || !flush_ev)
 		die("out of memory");
-	struct stat st;
-	if (fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) {
-		int fl = fcntl(STDOUT_FILENO, F_GETFL);
-		if (fl >= 0 && fcntl(STDOUT_FILENO, F_SETFL, fl | O_NONBLOCK) == 0) {
-			saved_flags = fl;
-			write_ev = event_new(base, STDOUT_FILENO, EV_WRITE, writable_cb, NULL);
-			if (!write_ev)
-				die("out of memory");
-		}
+	if ((saved_flags = stdout_nonblock()) >= 0) {
+		write_ev = event_new(base, STDOUT_FILENO, EV_WRITE, writable_cb, NULL);
+		if (!write_ev)
+			die("out of memory");
 	}
 	stdout_tty = isatty(STDOUT_FILENO);
 }
 
 static void restore_flags(void)
 {
-	if (saved_flags >= 0) {
-		fcntl(STDOUT_FILENO, F_SETFL, saved_flags);
-		saved_flags = -1;
-	}
+	stdout_restore(saved_flags);
+	saved_flags = -1;
 }
 
 static void note_written(size_t n)

@@ -519,10 +519,10 @@ static void from_read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)what;
 	struct proc *p = arg;
-	ssize_t n = read_into(p->from_buf, fd, FROM_CHUNK);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+	ssize_t n = read_pipe(p->from_buf, fd, FROM_CHUNK);
+	if (n < 0)
 		return;
-	if (n <= 0) {
+	if (n == 0) {
 		from_ended(p);
 		return;
 	}

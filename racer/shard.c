@@ -17,8 +17,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +47,6 @@ struct shard {
 	int fd;                /* its answers' read end; -1 once read to the end */
 	struct event *read_ev;
 	struct evbuffer *held; /* read and not written yet */
-	bool reading;          /* read_ev is on */
 	int err_fd;            /* its standard error's read end; -1 once read to the end */
 	struct event *err_ev;
 	struct evbuffer *err_buf; /* a line begun */
@@ -131,7 +130,7 @@ static void check_end(void)
 	 * outlived its part is not waited for) */
 	for (int k = 0; k < nshards; k++) {
 		struct shard *s = &shards[k];
-		while (s->err_fd >= 0 && read_into(s->err_buf, s->err_fd, READ_MOST) > 0)
+		while (s->err_fd >= 0 && read_pipe(s->err_buf, s->err_fd, READ_MOST) > 0)
 			;
 		close_messages(s);
 	}
@@ -142,26 +141,19 @@ static void messages_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)what;
 	struct shard *s = arg;
-	ssize_t n = read_into(s->err_buf, fd, READ_MOST);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	ssize_t n = read_pipe(s->err_buf, fd, READ_MOST);
+	if (n < 0)
 		return;
-	if (n <= 0)
+	if (n == 0)
 		close_messages(s);
 	else
 		/* a line that does not end is passed on as it is, a piece at a time */
 		pass_messages(s, evbuffer_get_length(s->err_buf) > READ_MOST);
 }
 
-static void stop_reading(struct shard *s)
-{
-	if (s->reading)
-		event_del(s->read_ev);
-	s->reading = false;
-}
-
 static void close_part(struct shard *s)
 {
-	stop_reading(s);
+	event_del(s->read_ev);
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
@@ -193,14 +185,10 @@ static void write_held(struct shard *s)
 			continue;
 		if (errno == EINTR)
 			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			if (out_ev && event_add(out_ev, NULL) == 0) {
-				stop_reading(s);
-				return;
-			}
-			struct pollfd pfd = {.fd = STDOUT_FILENO, .events = POLLOUT};
-			(void)poll(&pfd, 1, -1);
-			continue;
+		if ((errno == EAGAIN || errno == EWOULDBLOCK) && out_ev) {
+			event_add(out_ev, NULL);
+			event_del(s->read_ev);
+			return;
 		}
 		if (errno != EPIPE) {
 			warn("write error: %s", strerror(errno));
@@ -208,12 +196,6 @@ static void write_held(struct shard *s)
 		}
 		output_gone();
 	}
-}
-
-static void start_reading(struct shard *s)
-{
-	if (!s->reading && s->fd >= 0 && event_add(s->read_ev, NULL) == 0)
-		s->reading = true;
 }
 
 /* The head part's answers written as far as they go; once it has been
@@ -232,7 +214,7 @@ static void next_head(void)
 		if (evbuffer_get_length(s->held) > 0)
 			break; /* standard output is full: writable_cb goes on */
 		if (s->fd >= 0) {
-			start_reading(s);
+			event_add(s->read_ev, NULL); /* again, if full output stopped it */
 			break;
 		}
 		head++;
@@ -250,19 +232,19 @@ static void read_cb(evutil_socket_t fd, short what, void *arg)
 {
 	(void)what;
 	struct shard *s = arg;
-	ssize_t n = read_into(s->held, fd, READ_MOST);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+	ssize_t n = read_pipe(s->held, fd, READ_MOST);
+	if (n < 0)
 		return;
 	bool is_head = s == &shards[head];
 	if (n > 0) {
 		if (is_head)
 			write_held(s);
 		else if (evbuffer_get_length(s->held) >= HOLD_MAX)
-			stop_reading(s); /* read on once it is the head */
+			event_del(s->read_ev); /* read on once it is the head */
 		return;
 	}
-	/* the end of its answers (or a pipe that cannot be read: the same) */
-	stop_reading(s);
+	/* the end of its answers */
+	event_del(s->read_ev);
 	close(s->fd);
 	s->fd = -1;
 	if (is_head)
@@ -378,9 +360,9 @@ static void start_part(struct shard *s, const char *self, char **argv, int jobs,
 	s->err_buf = evbuffer_new();
 	s->read_ev = event_new(base, s->fd, EV_READ | EV_PERSIST, read_cb, s);
 	s->err_ev = event_new(base, s->err_fd, EV_READ | EV_PERSIST, messages_cb, s);
-	if (!s->held || !s->err_buf || !s->read_ev || !s->err_ev || event_add(s->err_ev, NULL) < 0)
+	if (!s->held || !s->err_buf || !s->read_ev || !s->err_ev || event_add(s->err_ev, NULL) < 0 ||
+	    event_add(s->read_ev, NULL) < 0)
 		die("out of memory");
-	start_reading(s);
 }
 
 static int run_parts(char **argv, const char *self, const struct shard_part *parts, int n, int jobs, int in_fd)
@@ -393,14 +375,9 @@ static int run_parts(char **argv, const char *self, const struct shard_part *par
 	if (!sig_int || !sig_term || evsignal_add(sig_int, NULL) < 0 || evsignal_add(sig_term, NULL) < 0)
 		die("cannot set up signal handling");
 	out_watch = stdout_watch_new(base, output_gone);
-	if (out_watch) { /* a pipe or socket */
-		int fl = fcntl(STDOUT_FILENO, F_GETFL);
-		if (fl >= 0 && fcntl(STDOUT_FILENO, F_SETFL, fl | O_NONBLOCK) == 0) {
-			saved_flags = fl;
-			if (!(out_ev = event_new(base, STDOUT_FILENO, EV_WRITE, writable_cb, NULL)))
-				die("out of memory");
-		}
-	}
+	if ((saved_flags = stdout_nonblock()) >= 0 &&
+	    !(out_ev = event_new(base, STDOUT_FILENO, EV_WRITE, writable_cb, NULL)))
+		die("out of memory");
 	shards = xcalloc((size_t)n, sizeof *shards);
 	nshards = lost_from = n;
 	double total = 0;
@@ -415,13 +392,13 @@ static int run_parts(char **argv, const char *self, const struct shard_part *par
 	}
 	event_base_dispatch(base);
 
+	/* the highest of the parts' 0-2 (any other end: a lost part, or the
+	 * signal passed on) */
 	int status = 0;
 	for (int k = 0; k < n; k++) {
-		int w = shards[k].wstatus, code = WIFEXITED(w) ? WEXITSTATUS(w) : 2;
-		if (code > 2 && !(exit_signal && code == 128 + exit_signal))
-			code = 2; /* it could not run, or a signal of its own */
-		if (code <= 2 && code > status)
-			status = code;
+		int w = shards[k].wstatus;
+		if (WIFEXITED(w) && WEXITSTATUS(w) <= 2 && WEXITSTATUS(w) > status)
+			status = WEXITSTATUS(w);
 		event_free(shards[k].read_ev);
 		event_free(shards[k].err_ev);
 		evbuffer_free(shards[k].held);
@@ -438,8 +415,7 @@ static int run_parts(char **argv, const char *self, const struct shard_part *par
 		event_free(out_watch);
 	if (out_ev)
 		event_free(out_ev);
-	if (saved_flags >= 0)
-		fcntl(STDOUT_FILENO, F_SETFL, saved_flags);
+	stdout_restore(saved_flags);
 	event_free(sig_int);
 	event_free(sig_term);
 	children_free();
@@ -510,6 +486,10 @@ static int span_parts(const struct shard_span *span, const size_t *sizes, struct
 int shard_run_if_wanted(char **argv, int jobs)
 {
 	if (opt.command != CMD_RACE || opt.shards == 1 || opt.range_from >= 0 || opt.progress || opt.stats)
+		return -1;
+	/* too few processes for a second part, however big the input: its
+	 * files are not even looked at */
+	if (!opt.shards && shard_default_count(jobs, SIZE_MAX) < 2)
 		return -1;
 	int nfiles = opt.nargs ? opt.nargs : 1;
 	size_t *sizes = xcalloc((size_t)nfiles, sizeof *sizes), total;

@@ -1,7 +1,8 @@
-/* One read into an evbuffer, standard output watched (util.h). */
+/* Reads into an evbuffer; standard output watched, or made nonblocking (util.h). */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -36,6 +37,33 @@ ssize_t pread_into(struct evbuffer *buf, int fd, size_t most, off_t at)
 	return read_at(buf, fd, most, at);
 }
 
+ssize_t read_pipe(struct evbuffer *buf, int fd, size_t most)
+{
+	ssize_t n = read_into(buf, fd, most);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return -1;
+	return n < 0 ? 0 : n;
+}
+
+/* Standard output is a pipe or a socket: a reader that may go, or wait. */
+static bool stdout_is_stream(void)
+{
+	struct stat st;
+	return fstat(STDOUT_FILENO, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
+int stdout_nonblock(void)
+{
+	int fl = stdout_is_stream() ? fcntl(STDOUT_FILENO, F_GETFL) : -1;
+	return fl >= 0 && fcntl(STDOUT_FILENO, F_SETFL, fl | O_NONBLOCK) == 0 ? fl : -1;
+}
+
+void stdout_restore(int flags)
+{
+	if (flags >= 0)
+		fcntl(STDOUT_FILENO, F_SETFL, flags);
+}
+
 static void (*stdout_gone)(void);
 
 static void stdout_watch_cb(evutil_socket_t fd, short what, void *arg)
@@ -48,8 +76,7 @@ static void stdout_watch_cb(evutil_socket_t fd, short what, void *arg)
 
 struct event *stdout_watch_new(struct event_base *base, void (*gone)(void))
 {
-	struct stat st;
-	if (fstat(STDOUT_FILENO, &st) < 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)))
+	if (!stdout_is_stream())
 		return NULL;
 	stdout_gone = gone;
 	struct event *ev = event_new(base, -1, EV_PERSIST, stdout_watch_cb, NULL);
