@@ -32,10 +32,9 @@ static long lineno;
 static bool discarding;  /* inside a line longer than PUZZLE_LINE_MAX */
 static bool need_more;   /* every whole line buffered was taken: read on */
 static struct puzzle_stream ps;
-/* --byte-range: the part of the one input to read, at range_pos now (pread:
- * a shard shares its standard input's file offset with the others) */
-static bool ranged;
-static off_t range_pos, range_end; /* range_end -1: to the end */
+/* --byte-range (opt.range_from >= 0): where the one input is read now
+ * (pread: a part shares its standard input's file offset with the others) */
+static off_t range_pos;
 static struct evbuffer *buf;
 static struct event *read_ev, *pump_ev;
 static struct event_base *ev_base;
@@ -153,7 +152,7 @@ static void end_source(void)
 /* read_into, within --byte-range */
 static ssize_t read_range(void)
 {
-	off_t left = range_end < 0 ? CHUNK : range_end - range_pos;
+	off_t left = opt.range_to < 0 ? CHUNK : opt.range_to - range_pos;
 	if (left <= 0)
 		return 0;
 	ssize_t n = pread_into(buf, fd, left < CHUNK ? (size_t)left : CHUNK, range_pos);
@@ -164,7 +163,7 @@ static ssize_t read_range(void)
 
 static void read_chunk(void)
 {
-	ssize_t n = ranged ? read_range() : read_into(buf, fd, CHUNK);
+	ssize_t n = opt.range_from >= 0 ? read_range() : read_into(buf, fd, CHUNK);
 	if (n < 0) {
 		if (errno == EINTR || errno == EAGAIN)
 			return;
@@ -252,9 +251,7 @@ static void open_next(void)
 		if (opt.range_from >= 0) {
 			if (pollable || !S_ISREG(st.st_mode))
 				die("--byte-range: %s is not a regular file", name ? name : "standard input");
-			ranged = true;
 			range_pos = opt.range_from;
-			range_end = opt.range_to;
 		}
 		at_eof = discarding = false;
 		need_more = true;

@@ -71,19 +71,18 @@ static bool ends_any_grid(const char *line, size_t len, struct puzzle_stream *ps
 static size_t find_cut(const char *data, size_t size, size_t at, size_t after, struct puzzle_stream *ps,
 		       struct stream_item *item)
 {
-	/* the line that holds at-1 ends where the search starts */
-	const char *p = at > 0 ? data + at - 1 : data;
+	/* from the start of the line that holds at-1 */
+	const char *start = data + (at > 0 ? at - 1 : 0);
+	while (start > data && start[-1] != '\n')
+		start--;
 	for (int tries = 0; tries < CUT_TRIES; tries++) {
-		const char *nl = memchr(p, '\n', (size_t)(data + size - p));
-		if (!nl || (size_t)(nl + 1 - data) >= size)
+		const char *nl = memchr(start, '\n', (size_t)(data + size - start));
+		size_t cut = nl ? (size_t)(nl + 1 - data) : size;
+		if (cut >= size)
 			return 0;
-		const char *start = nl;
-		while (start > data && start[-1] != '\n')
-			start--;
-		size_t cut = (size_t)(nl + 1 - data);
 		if (cut > after && ends_any_grid(start, (size_t)(nl - start), ps, item))
 			return cut;
-		p = nl + 1;
+		start = nl + 1;
 	}
 	return 0;
 }
