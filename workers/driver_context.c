@@ -67,8 +67,14 @@ double worker_elapsed_ms(const struct worker_ctx *ctx)
 void ctx_start(struct worker_ctx *ctx, double limit_s, long progress_ms, long count,
 		      uint64_t seed)
 {
+	ctx_start_at(ctx, now_ns(), limit_s, progress_ms, count, seed);
+}
+
+void ctx_start_at(struct worker_ctx *ctx, uint64_t start_ns, double limit_s, long progress_ms, long count,
+		  uint64_t seed)
+{
 	atomic_store(&ctx->stop, STOP_NONE); /* a reader may stop it (driver_protocol.c) */
-	ctx->start_ns = now_ns();
+	ctx->start_ns = start_ns;
 	ctx->deadline_ns = limit_s > 0 ? ctx->start_ns + (uint64_t)(limit_s * 1e9) : 0;
 	ctx->progress_ns = progress_ms > 0 ? (uint64_t)progress_ms * 1000000u : 0;
 	ctx->next_progress_ns = ctx->start_ns + ctx->progress_ns;

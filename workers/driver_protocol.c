@@ -766,14 +766,30 @@ static bool wait_for_work(void)
 	return true;
 }
 
+/* The plain path's clock: the end of the last puzzle solved, the start of
+ * the next unless something was written since (a write may wait for the
+ * racer to read, which is not the next puzzle's time). */
+struct run_clock {
+	uint64_t ns;
+	unsigned long writes;
+};
+
+static void run_clock_read(struct run_clock *c)
+{
+	c->writes = atomic_load_explicit(&output_writes, memory_order_relaxed);
+	c->ns = now_ns();
+}
+
 /* Solves one job of the plain path's run (see plain_solver_main), unless
  * the reader acknowledged its cancel first; answers it. */
-static void answer_plain(struct slot *sl, struct job *j)
+static void answer_plain(struct slot *sl, struct job *j, struct run_clock *clock)
 {
 	/* its clock and stop flag are set before it can be seen started: a
 	 * cancel or a quit that sees it started stops this search */
 	if (j->kind == JOB_SOLVE) {
-		ctx_start(&j->ctx, (double)j->limit_ms / 1000.0, j->progress_ms, j->count, j->seed);
+		if (clock->writes != atomic_load_explicit(&output_writes, memory_order_relaxed))
+			run_clock_read(clock);
+		ctx_start_at(&j->ctx, clock->ns, (double)j->limit_ms / 1000.0, j->progress_ms, j->count, j->seed);
 		j->ctx.id = j->id;
 	}
 	int queued = JOB_QUEUED;
@@ -787,7 +803,8 @@ static void answer_plain(struct slot *sl, struct job *j)
 	if (quitting)
 		ctx_stop(&j->ctx, STOP_QUIT);
 	enum solve_status st = solve_one(sl, &j->grid, &j->ctx);
-	double ms = worker_elapsed_ms(&j->ctx);
+	run_clock_read(clock);
+	double ms = (double)(clock->ns - j->ctx.start_ns) / 1e6;
 	/* answered before the answer can go out: a client that reads it may
 	 * use the id again at once */
 	atomic_store(&j->run, JOB_ANSWERED);
@@ -834,8 +851,10 @@ static void *plain_solver_main(void *arg)
 		pthread_mutex_unlock(&queue_lock);
 		if (flush)
 			flush_answers();
+		struct run_clock clock;
+		run_clock_read(&clock);
 		for (int i = 0; i < n; i++)
-			answer_plain(sl, run[i]);
+			answer_plain(sl, run[i], &clock);
 	}
 	return NULL;
 }
