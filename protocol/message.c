@@ -618,6 +618,8 @@ enum msg_read_status msg_read_reply(const struct msg *m, struct msg_reply *r, ch
 	r->cells_side = 0;
 	r->count = 0;
 	r->reason = NULL;
+	r->words = NULL;
+	r->nwords = 0;
 	r->has_nodes = r->has_ms = false;
 	r->nodes = 0;
 	r->ms = 0;
@@ -632,6 +634,10 @@ enum msg_read_status msg_read_reply(const struct msg *m, struct msg_reply *r, ch
 		break;
 	default:
 		return MSG_READ_OTHER;
+	}
+	if (m->type == MSG_ERROR) {
+		r->words = m->argv;
+		r->nwords = m->argc;
 	}
 	if (m->type == MSG_ERROR && m->id[0] == '-' && !m->id[1])
 		return MSG_READ_OK; /* about no request */

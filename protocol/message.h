@@ -293,6 +293,10 @@ struct msg_reply {
 	int cells_side;
 	long count;         /* COUNT: K, from 0 to PROTO_COUNT_MAX */
 	const char *reason; /* GAVEUP: REASON; UNSAT, COUNT: reason=; or NULL */
+	/* ERROR: the words of its text (the first PROTO_MAX_ARGS), pointing
+	 * into the message read; nwords 0 otherwise */
+	const char *const *words;
+	int nwords;
 	bool has_nodes, has_ms;
 	uint64_t nodes;     /* nodes=, 0 when absent */
 	double ms;          /* ms=, 0 when absent: DIGITS[.DIGITS], no locale */

@@ -425,6 +425,7 @@ static void handle_line(struct proc *p, char *line, size_t len, uint64_t now)
 	struct msg m;
 	struct msg_reply r;
 	char err[128];
+	const char *why[1] = {err};
 	if (msg_parse(line, len, &m, err, sizeof err) < 0) {
 		protocol_failure(p, "a malformed line: %s", err);
 		return;
@@ -437,7 +438,10 @@ static void handle_line(struct proc *p, char *line, size_t len, uint64_t now)
 			protocol_failure(p, "'%s' for %s, which is not in flight", m.word, m.id);
 		return;
 	case MSG_READ_BAD_FIELD:
-		r.type = MSG_ERROR; /* an answer, but not a readable one */
+		/* an answer, but not a readable one: named as its error */
+		r.type = MSG_ERROR;
+		r.words = why;
+		r.nwords = 1;
 		break;
 	case MSG_READ_OK:
 		break;

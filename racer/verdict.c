@@ -365,8 +365,26 @@ static struct step late(struct puzzle *pz, struct attempt *a, const struct msg_r
 	return noted();
 }
 
+/* A worker's first error answer is named, with its own words: else a user
+ * sees only "# unsolved" and a count in --stats. The words hold no control
+ * character (the codec refuses them); their length is bounded here. */
+static void warn_error(const struct puzzle *pz, struct worker_spec *s, const struct msg_reply *m)
+{
+	if (s->warned_error)
+		return;
+	s->warned_error = true;
+	char text[160] = "", where[PUZZLE_WHERE_MAX];
+	size_t len = 0;
+	for (int i = 0; i < m->nwords && len + 1 < sizeof text; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", i ? " " : "", m->words[i]);
+	warn("worker %s answered %sline %ld with an error: %s", s->label, puzzle_where(pz, where, sizeof where),
+	     pz->line, m->nwords ? text : "(no text)");
+}
+
 struct step verdict_answer(struct puzzle *pz, struct attempt *a, const struct msg_reply *m)
 {
+	if (m->type == MSG_ERROR)
+		warn_error(pz, &specs[a->spec], m);
 	if (m->type == MSG_CANCELLED && pz->state == PZ_FIRST && pz->requeue && a->spec == pz->first_spec) {
 		stats_spec_add(a->spec, SC_CANCELLED, 1);
 		return (struct step){.kind = STEP_TAKEN_BACK, .confirmer = -1};

@@ -45,6 +45,7 @@ struct worker_spec {
 	bool presolver;       /* the presolver of some size: -j processes */
 	bool confirmer;       /* --count: the first confirmer of some size: -j too */
 	bool warned_wrong;    /* its first wrong answer was warned about */
+	bool warned_error;    /* its first error answer was */
 };
 
 extern struct worker_spec *specs;

@@ -254,6 +254,20 @@ json_field() {
 	assert_equal "$(stat_of fake-liar won <<<"$stderr")" 0
 }
 
+@test "a worker's error is named once, with its line and its text, and counted" {
+	run --separate-stderr race --stats --workers fake-erring "$DATA/easy9.txt"
+	assert_failure 1
+	assert_equal "$output" "$(printf '# unsolved\n# unsolved\n# unsolved')"
+	assert_equal "$(grep -c 'worker fake-erring answered .*easy9.txt: line 1 with an error: cannot open /dev/fpga0: no such device$' <<<"$stderr")" 1
+	assert_equal "$(grep -c 'with an error' <<<"$stderr")" 1
+	assert_equal "$(stat_of fake-erring error <<<"$stderr")" 3
+	# beside a worker that solves them: solved, and the error still named
+	run --separate-stderr race --presolver fake-erring --workers fake-erring,cp "$DATA/easy9.txt"
+	assert_success
+	assert_equal "$output" "$(cat "$DATA/easy9.solutions")"
+	assert_equal "$(grep -c 'worker fake-erring answered .*line [0-9] with an error' <<<"$stderr")" 1
+}
+
 @test "a liar alone: every puzzle unsolved, exit 1" {
 	run --separate-stderr race --workers fake-liar "$DATA/easy9.txt"
 	assert_failure 1

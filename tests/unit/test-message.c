@@ -86,6 +86,17 @@ int main(void)
 	ok(parse("error p2 invalid puzzle: a=b", &m, line, err) == 0 && m.nfields == 0,
 	   "an error's words are text, not fields");
 	ok(parse("count p3 2 1234 nodes=5", &m, line, err) == 0 && m.argc == 2, "count carries K and a grid");
+	{
+		struct msg_reply r;
+		ok(parse("error 12 cannot open  /dev/fpga0 ms=3", &m, line, err) == 0 &&
+			   msg_read_reply(&m, &r, err, 128) == MSG_READ_OK && r.has_id && r.id == 12,
+		   "an error reply about request 12");
+		ok(r.nwords == 4 && strcmp(r.words[0], "cannot") == 0 && strcmp(r.words[3], "ms=3") == 0,
+		   "its text's words, a key=value one among them, for the racer to name");
+		ok(parse("unsat 12 nodes=1", &m, line, err) == 0 && msg_read_reply(&m, &r, err, 128) == MSG_READ_OK &&
+			   r.nwords == 0 && !r.words,
+		   "another reply has no words");
+	}
 
 	ok(msg_valid_id("abc-1.2:3_4"), "ids take letters, digits and _.:-");
 	ok(!msg_valid_id(""), "an empty id is not valid");
