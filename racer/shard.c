@@ -276,8 +276,11 @@ static void part_ended(void *owner, int wstatus)
 			snprintf(how, sizeof how, "by signal %d", WTERMSIG(wstatus));
 		else
 			snprintf(how, sizeof how, "with status %d", WEXITSTATUS(wstatus));
-		warn("part %d of %d (from line %ld) ended %s: the answers stop at its last one%s", k + 1,
-		     nshards, opt.line_offset + s->part.lines + 1, how,
+		/* where it starts, as the racer names a puzzle's place */
+		const char *file = opt.nargs ? opt.args[s->part.file] : "-";
+		bool named = strcmp(file, "-") != 0;
+		warn("part %d of %d (from %s%sline %ld) ended %s: the answers stop at its last one%s", k + 1,
+		     nshards, named ? file : "", named ? ": " : "", opt.line_offset + s->part.lines + 1, how,
 		     k + 1 < nshards ? ", the parts after it are stopped" : "");
 		lost_from = k + 1;
 		for (int j = k + 1; j < nshards; j++) {

@@ -591,12 +591,12 @@ part_lost() {
 	skip_if_wrapped "kills a part by its pid"
 	part_lost KILL
 	assert_equal "$(cat "$T/err")" \
-		"sudoku-race: part 2 of 3 (from line 31) ended by signal 9: the answers stop at its last one, the parts after it are stopped"
+		"sudoku-race: part 2 of 3 (from $T/in: line 31) ended by signal 9: the answers stop at its last one, the parts after it are stopped"
 }
 
 @test "a part stopped by a SIGTERM the run did not send: the same, no hole in the output" {
 	skip_if_wrapped "signals a part by its pid"
 	part_lost TERM
 	assert_equal "$(cat "$T/err")" \
-		"sudoku-race: part 2 of 3 (from line 31) ended with status 143: the answers stop at its last one, the parts after it are stopped"
+		"sudoku-race: part 2 of 3 (from $T/in: line 31) ended with status 143: the answers stop at its last one, the parts after it are stopped"
 }
