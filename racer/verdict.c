@@ -366,8 +366,10 @@ static struct step late(struct puzzle *pz, struct attempt *a, const struct msg_r
 }
 
 /* A worker's first error answer is named, with its own words: else a user
- * sees only "# unsolved" and a count in --stats. The words hold no control
- * character (the codec refuses them); their length is bounded here. */
+ * sees only "# unsolved" and a count in --stats. The words hold no C0
+ * control character (the codec refuses them); the C1 ones, as UTF-8 writes
+ * them (a terminal may act on U+009B as on ESC [), are shown as '?', and
+ * the length is bounded here. */
 static void warn_error(const struct puzzle *pz, struct worker_spec *s, const struct msg_reply *m)
 {
 	if (s->warned_error)
@@ -377,6 +379,10 @@ static void warn_error(const struct puzzle *pz, struct worker_spec *s, const str
 	size_t len = 0;
 	for (int i = 0; i < m->nwords && len + 1 < sizeof text; i++)
 		len += (size_t)snprintf(text + len, sizeof text - len, "%s%s", i ? " " : "", m->words[i]);
+	for (size_t i = 0; text[i] && text[i + 1]; i++)
+		if ((unsigned char)text[i] == 0xc2 && (unsigned char)text[i + 1] >= 0x80 &&
+		    (unsigned char)text[i + 1] <= 0x9f)
+			text[i] = text[i + 1] = '?';
 	warn("worker %s answered %sline %ld with an error: %s", s->label, puzzle_where(pz, where, sizeof where),
 	     pz->line, m->nwords ? text : "(no text)");
 }

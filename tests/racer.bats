@@ -258,7 +258,7 @@ json_field() {
 	run --separate-stderr race --stats --workers fake-erring "$DATA/easy9.txt"
 	assert_failure 1
 	assert_equal "$output" "$(printf '# unsolved\n# unsolved\n# unsolved')"
-	assert_equal "$(grep -c 'worker fake-erring answered .*easy9.txt: line 1 with an error: cannot open /dev/fpga0: no such device$' <<<"$stderr")" 1
+	assert_equal "$(grep -c 'worker fake-erring answered .*easy9.txt: line 1 with an error: cannot open /dev/fpga0: no such device (café ??1m)$' <<<"$stderr")" 1
 	assert_equal "$(grep -c 'with an error' <<<"$stderr")" 1
 	assert_equal "$(stat_of fake-erring error <<<"$stderr")" 3
 	# beside a worker that solves them: solved, and the error still named
