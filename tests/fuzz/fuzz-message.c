@@ -149,6 +149,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rs == MSG_READ_OK) {
 		fuzz_check(r.type == m.type && r.ms >= 0 && r.count >= 0 && r.count <= PROTO_COUNT_MAX);
 		fuzz_check(!r.grid || strlen(r.grid) == r.grid_len);
+		/* an error's words are the message's own, for the racer to name */
+		fuzz_check(r.type == MSG_ERROR ? r.words == m.argv && r.nwords == m.argc : !r.words && !r.nwords);
 	}
 	check_rewrite(&m);
 	return 0;
