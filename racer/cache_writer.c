@@ -279,6 +279,47 @@ static int cmp_key(const void *a, const void *b)
 	return c ? c : (p->seq > q->seq) - (p->seq < q->seq);
 }
 
+/* The queue in key order, and a key's operations in the order they came:
+ * a counting sort on the keys' first SORT_BITS bits into spare, whose
+ * buckets then hold a key or two of a batch of OPS_MAX (the keys are
+ * hashes), then one pass of insertion sort, which moves an entry only
+ * within its bucket. qsort was 2.2% of a first run's CPU: glibc's merge
+ * sort copies the 40-byte entries, some 15 compares each. */
+#define SORT_BITS 16
+#define SORT_FROM 64
+static struct pending *spare;  /* OPS_MAX entries */
+static uint32_t *bucket_end;   /* (1 << SORT_BITS) + 1 */
+
+static unsigned bucket_of(const uint8_t *key)
+{
+	return (unsigned)(cache_be64(key) >> (64 - SORT_BITS));
+}
+
+static void sort_ops(void)
+{
+	if (nops < SORT_FROM) {
+		qsort(ops, nops, sizeof *ops, cmp_key);
+		return;
+	}
+	memset(bucket_end, 0, ((1u << SORT_BITS) + 1) * sizeof *bucket_end);
+	for (size_t i = 0; i < nops; i++)
+		bucket_end[bucket_of(ops[i].key) + 1]++;
+	for (unsigned b = 0; b < 1u << SORT_BITS; b++)
+		bucket_end[b + 1] += bucket_end[b];
+	for (size_t i = 0; i < nops; i++)
+		spare[bucket_end[bucket_of(ops[i].key)]++] = ops[i];
+	for (size_t i = 1; i < nops; i++) {
+		struct pending x = spare[i];
+		size_t j = i;
+		for (; j > 0 && cmp_key(&spare[j - 1], &x) > 0; j--)
+			spare[j] = spare[j - 1];
+		spare[j] = x;
+	}
+	struct pending *sorted = spare;
+	spare = ops;
+	ops = sorted;
+}
+
 /* p's key used at t (0: gone), its age put at the transaction's end */
 static int set_use(MDB_txn *txn, struct pending *p, uint64_t t, bool fresh)
 {
@@ -412,7 +453,7 @@ static void write_batch(struct write *w)
  * LMDB's code of the last transaction tried. */
 static int write_all(long *written, long *evicted)
 {
-	qsort(ops, nops, sizeof *ops, cmp_key);
+	sort_ops();
 	commit_based = false;
 	size_t done = 0, part = CHUNK;
 	while (done < nops) {
@@ -549,9 +590,11 @@ int cache_writer_main(void *arg)
 	enum cmsg_fail kind;
 	char text[CMSG_TEXT_MAX];
 	ops = malloc(OPS_MAX * sizeof *ops);
+	spare = malloc(OPS_MAX * sizeof *spare);
+	bucket_end = malloc(((1u << SORT_BITS) + 1) * sizeof *bucket_end);
 	arena = malloc(ARENA_MAX);
 	aged = calloc(OPS_MAX, sizeof *aged);
-	if (!ops || !arena || !aged) {
+	if (!ops || !spare || !bucket_end || !arena || !aged) {
 		cmsg_put_failed(&out, CF_ERROR, "cannot write: out of memory");
 		helper_send(a->fd, &out);
 		return 0;
