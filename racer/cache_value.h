@@ -140,8 +140,8 @@ static inline int cache_key_order(const void *a, size_t alen, const void *b, siz
 			x = cache_be64((const uint8_t *)a + 8), y = cache_be64((const uint8_t *)b + 8);
 		return (x > y) - (x < y);
 	}
-	size_t n = alen < blen ? alen : blen;
-	int d = n ? memcmp(a, b, n) : 0;
+	size_t shorter = alen < blen ? alen : blen;
+	int d = shorter ? memcmp(a, b, shorter) : 0;
 	return d ? d : (alen > blen) - (alen < blen);
 }
 
