@@ -1,8 +1,10 @@
-/* Reads into an evbuffer; standard output watched, or made nonblocking (util.h). */
+/* Reads into an evbuffer; the program's path; standard output watched, or
+ * made nonblocking (util.h). */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -43,6 +45,15 @@ ssize_t read_pipe(struct evbuffer *buf, int fd, size_t most)
 	if (n < 0 && (errno == EAGAIN || errno == EINTR))
 		return -1;
 	return n < 0 ? 0 : n;
+}
+
+bool self_path(char *self)
+{
+	ssize_t n = readlink("/proc/self/exe", self, PATH_MAX - 1);
+	if (n <= 0)
+		return false;
+	self[n] = '\0';
+	return true;
 }
 
 /* Standard output is a pipe or a socket: a reader that may go, or wait. */

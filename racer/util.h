@@ -1,9 +1,11 @@
 /* What the racer's parts use beside the common library (lib/common.h:
  * messages, allocation; lib/clock.h; lib/wrap.h): reads into an evbuffer,
- * a watch on standard output, standard output made nonblocking. */
+ * the program's path, a watch on standard output, standard output made
+ * nonblocking. */
 #ifndef RACER_UTIL_H
 #define RACER_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -25,6 +27,10 @@ ssize_t pread_into(struct evbuffer *buf, int fd, size_t most, off_t at);
  * 0 at its end (an error is the same to its reader), -1 when there is
  * nothing now (EAGAIN, EINTR). */
 ssize_t read_pipe(struct evbuffer *buf, int fd, size_t most);
+
+/* This program's own path (/proc/self/exe) into self, of PATH_MAX bytes:
+ * false when it cannot be read. */
+bool self_path(char *self);
 
 /* The reader of standard output gone (`sudoku-race big.txt | head -1`): a
  * write says so with EPIPE, but the next answer may be minutes away while

@@ -70,10 +70,8 @@ static void find_dirs(void)
 	if (ndirs)
 		return;
 	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
+	if (!self_path(self))
 		return;
-	self[n] = '\0';
 	char *slash = strrchr(self, '/');
 	if (!slash)
 		return;
