@@ -52,6 +52,13 @@ struct shard {
 	struct evbuffer *err_buf; /* a line begun */
 };
 
+/* The input's FILE i, or NULL for standard input ("-", or no FILE). */
+static const char *file_name(int i)
+{
+	const char *name = opt.nargs ? opt.args[i] : "-";
+	return strcmp(name, "-") == 0 ? NULL : name;
+}
+
 static struct shard *shards;
 static int nshards;
 static int head;          /* the part whose answers are written now */
@@ -277,10 +284,9 @@ static void part_ended(void *owner, int wstatus)
 		else
 			snprintf(how, sizeof how, "with status %d", WEXITSTATUS(wstatus));
 		/* where it starts, as the racer names a puzzle's place */
-		const char *file = opt.nargs ? opt.args[s->part.file] : "-";
-		bool named = strcmp(file, "-") != 0;
+		const char *file = file_name(s->part.file);
 		warn("part %d of %d (from %s%sline %ld) ended %s: the answers stop at its last one%s", k + 1,
-		     nshards, named ? file : "", named ? ": " : "", opt.line_offset + s->part.lines + 1, how,
+		     nshards, file ? file : "", file ? ": " : "", opt.line_offset + s->part.lines + 1, how,
 		     k + 1 < nshards ? ", the parts after it are stopped" : "");
 		lost_from = k + 1;
 		for (int j = k + 1; j < nshards; j++) {
@@ -434,13 +440,12 @@ static bool input_sizes(size_t *sizes, size_t *total)
 	bool regular = true, reported = false;
 	*total = 0;
 	for (int i = 0; i < (opt.nargs ? opt.nargs : 1) && regular; i++) {
-		const char *name = opt.nargs ? opt.args[i] : "-";
+		const char *name = file_name(i);
 		struct stat st;
-		bool std_in = strcmp(name, "-") == 0;
-		if (std_in ? fstat(STDIN_FILENO, &st) < 0 : stat(name, &st) < 0) {
+		if (name ? stat(name, &st) < 0 : fstat(STDIN_FILENO, &st) < 0) {
 			regular = false;
 			reported = true;
-		} else if (!S_ISREG(st.st_mode) || (std_in && opt.nargs > 1)) {
+		} else if (!S_ISREG(st.st_mode) || (!name && opt.nargs > 1)) {
 			regular = false;
 		} else {
 			sizes[i] = (size_t)st.st_size;
@@ -463,12 +468,11 @@ static int span_parts(const struct shard_span *span, const size_t *sizes, struct
 		parts[0] = whole;
 		return 1;
 	}
-	const char *name = opt.nargs ? opt.args[span->file] : "-";
-	bool std_in = strcmp(name, "-") == 0;
-	int fd = std_in ? STDIN_FILENO : open(name, O_RDONLY | O_CLOEXEC);
+	const char *name = file_name(span->file);
+	int fd = name ? open(name, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
 	size_t size = sizes[span->file];
 	void *data = fd >= 0 ? mmap(NULL, size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
-	if (!std_in && fd >= 0)
+	if (name && fd >= 0)
 		close(fd);
 	int n = data == MAP_FAILED ? 1 : shard_plan(data, size, span->cuts, parts);
 	if (data != MAP_FAILED)
@@ -508,13 +512,9 @@ int shard_run_if_wanted(char **argv, int jobs)
 	for (int i = 0; i < nspans; i++)
 		n += span_parts(&spans[i], sizes, parts + n);
 	char self[PATH_MAX];
-	ssize_t len = n > 1 ? readlink("/proc/self/exe", self, sizeof self - 1) : -1;
 	int status = -1;
-	if (len > 0) {
-		self[len] = '\0';
-		bool std_in = !opt.nargs || strcmp(opt.args[0], "-") == 0;
-		status = run_parts(argv, self, parts, n, jobs, std_in ? STDIN_FILENO : -1);
-	}
+	if (n > 1 && self_path(self))
+		status = run_parts(argv, self, parts, n, jobs, file_name(0) ? -1 : STDIN_FILENO);
 	free(parts);
 	free(spans);
 	free(sizes);
