@@ -638,9 +638,9 @@ enum msg_read_status msg_read_reply(const struct msg *m, struct msg_reply *r, ch
 	if (m->type == MSG_ERROR) {
 		r->words = m->argv;
 		r->nwords = m->argc;
+		if (m->id[0] == '-' && !m->id[1])
+			return MSG_READ_OK; /* about no request */
 	}
-	if (m->type == MSG_ERROR && m->id[0] == '-' && !m->id[1])
-		return MSG_READ_OK; /* about no request */
 	if (!read_number(m->id, UINT64_MAX, &r->id)) {
 		say(err, errsz, "%s %s: not a request id (a number)", m->word, m->id);
 		return MSG_READ_BAD_ID;
