@@ -98,6 +98,9 @@ void ctx_start(struct worker_ctx *ctx, double limit_s, long progress_ms, long co
  * on easy puzzles). */
 void ctx_start_at(struct worker_ctx *ctx, uint64_t start_ns, double limit_s, long progress_ms, long count,
 		  uint64_t seed);
+/* Milliseconds from ctx's start to end_ns (worker_elapsed_ms to a clock
+ * read already made). */
+double ctx_ms_to(const struct worker_ctx *ctx, uint64_t end_ns);
 void stage_add(const char *stage, double ms, bool algorithm);
 void stage_report(double wall_ms, long puzzles);
 

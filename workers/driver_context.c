@@ -59,9 +59,14 @@ uint64_t worker_seed(const struct worker_ctx *ctx)
 	return ctx->seed;
 }
 
+double ctx_ms_to(const struct worker_ctx *ctx, uint64_t end_ns)
+{
+	return (double)(end_ns - ctx->start_ns) / 1e6;
+}
+
 double worker_elapsed_ms(const struct worker_ctx *ctx)
 {
-	return (double)(now_ns() - ctx->start_ns) / 1e6;
+	return ctx_ms_to(ctx, now_ns());
 }
 
 void ctx_start(struct worker_ctx *ctx, double limit_s, long progress_ms, long count,

@@ -155,10 +155,6 @@ static void flush_pending(void)
 		/* only progress reports name the line: formatting it for every
 		 * puzzle cost a tenth of sudoku-cp's time on easy 9x9 sets */
 		char where[128] = "";
-		if (opt.progress && input_name)
-			snprintf(where, sizeof where, "%s: line %ld", input_name, run[0]->item.line);
-		else if (opt.progress)
-			snprintf(where, sizeof where, "line %ld", run[0]->item.line);
 		ctx.where = where;
 		ctx.id = NULL;
 		/* one puzzle at a time, each timed from the end of the one before
@@ -166,15 +162,15 @@ static void flush_pending(void)
 		 * goes through the pipeline (pipeline_main) */
 		uint64_t t = now_ns();
 		for (int i = 0; i < n; i++) {
-			if (i && opt.progress && input_name)
+			if (opt.progress && input_name)
 				snprintf(where, sizeof where, "%s: line %ld", input_name, run[i]->item.line);
-			else if (i && opt.progress)
+			else if (opt.progress)
 				snprintf(where, sizeof where, "line %ld", run[i]->item.line);
 			ctx_start_at(&ctx, t, opt.time_limit, opt.progress ? opt.progress_ms : 0, opt.count_limit,
 				     opt.seed);
 			run[i]->st = ALGO.solve(&run[i]->item.grid, &run[i]->res, &ctx);
 			t = now_ns();
-			run[i]->ms = (double)(t - ctx.start_ns) / 1e6;
+			run[i]->ms = ctx_ms_to(&ctx, t);
 		}
 		/* the answered part ends just after the last puzzle of the run */
 		int last = (int)(run[n - 1] - pending);

@@ -804,7 +804,7 @@ static void answer_plain(struct slot *sl, struct job *j, struct run_clock *clock
 		ctx_stop(&j->ctx, STOP_QUIT);
 	enum solve_status st = solve_one(sl, &j->grid, &j->ctx);
 	run_clock_read(clock);
-	double ms = (double)(clock->ns - j->ctx.start_ns) / 1e6;
+	double ms = ctx_ms_to(&j->ctx, clock->ns);
 	/* answered before the answer can go out: a client that reads it may
 	 * use the id again at once */
 	atomic_store(&j->run, JOB_ANSWERED);
