@@ -141,11 +141,6 @@ static uint16_t order[BATCH_MAX];
 static uint32_t bucket_end[(1 << SORT_BITS) + 1];
 static int nbatch;
 
-static unsigned bucket_of(const uint8_t *key)
-{
-	return (unsigned)(cache_be64(key) >> (64 - SORT_BITS));
-}
-
 /* order[0, n): the batch's first n in the order of their keys' buckets */
 static void sort_batch(int n)
 {
@@ -156,11 +151,11 @@ static void sort_batch(int n)
 	}
 	memset(bucket_end, 0, sizeof bucket_end);
 	for (int i = 0; i < n; i++)
-		bucket_end[bucket_of(batch[i].key) + 1]++;
+		bucket_end[cache_key_bucket(batch[i].key, SORT_BITS) + 1]++;
 	for (int b = 0; b < 1 << SORT_BITS; b++)
 		bucket_end[b + 1] += bucket_end[b];
 	for (int i = 0; i < n; i++)
-		order[bucket_end[bucket_of(batch[i].key)]++] = (uint16_t)i;
+		order[bucket_end[cache_key_bucket(batch[i].key, SORT_BITS)]++] = (uint16_t)i;
 }
 
 static bool lookups(struct reader *r)

@@ -126,6 +126,13 @@ static inline uint64_t cache_be64(const void *p)
 #endif
 }
 
+/* A key's first bits (at most 32) as a number: its bucket in a counting
+ * sort into the store's order (the reader's look-ups, the writer's batch). */
+static inline unsigned cache_key_bucket(const uint8_t *key, int bits)
+{
+	return (unsigned)(cache_be64(key) >> (64 - bits));
+}
+
 /* The store's order of keys: LMDB's own (memcmp of the shorter length,
  * then the shorter first), by two 64-bit compares for two keys of
  * CACHE_KEY_LEN bytes (inline: a look-up makes a dozen). The same order,

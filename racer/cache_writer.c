@@ -290,11 +290,6 @@ static int cmp_key(const void *a, const void *b)
 static struct pending *spare;  /* OPS_MAX entries */
 static uint32_t *bucket_end;   /* (1 << SORT_BITS) + 1 */
 
-static unsigned bucket_of(const uint8_t *key)
-{
-	return (unsigned)(cache_be64(key) >> (64 - SORT_BITS));
-}
-
 static void sort_ops(void)
 {
 	if (nops < SORT_FROM) {
@@ -303,11 +298,11 @@ static void sort_ops(void)
 	}
 	memset(bucket_end, 0, ((1u << SORT_BITS) + 1) * sizeof *bucket_end);
 	for (size_t i = 0; i < nops; i++)
-		bucket_end[bucket_of(ops[i].key) + 1]++;
+		bucket_end[cache_key_bucket(ops[i].key, SORT_BITS) + 1]++;
 	for (unsigned b = 0; b < 1u << SORT_BITS; b++)
 		bucket_end[b + 1] += bucket_end[b];
 	for (size_t i = 0; i < nops; i++)
-		spare[bucket_end[bucket_of(ops[i].key)]++] = ops[i];
+		spare[bucket_end[cache_key_bucket(ops[i].key, SORT_BITS)]++] = ops[i];
 	for (size_t i = 1; i < nops; i++) {
 		struct pending x = spare[i];
 		size_t j = i;
