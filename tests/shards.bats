@@ -416,26 +416,25 @@ wait_within() {
 	assert_output ""
 }
 
+# head_of_race OPTION...: sudoku-race --no-cache --shards 3 OPTION... $T/in
+# | head -n 1 gives the first answer alone, says nothing, and exits 0.
+# Standard error in a file: a racer that would not end must not keep run
+# waiting after timeout has ended the pipeline (the teardown finds it).
+head_of_race() {
+	run timeout -k 5 30 bash -c "sudoku-race --no-cache --shards 3 $* '$T/in' 2>'$T/err' | head -n 1
+		echo \"status \${PIPESTATUS[0]}\""
+	assert_success
+	assert_equal "${#lines[@]}" 2
+	assert_line --index 0 "$(head -n 1 "$DATA/easy9.solutions")"
+	assert_line --index 1 "status 0"
+	assert_equal "$(cat "$T/err")" ""
+}
+
 @test "| head -n 1: one line, the right one, status 0, nothing left running" {
 	repeat 6700 "$DATA/easy9.txt" >"$T/in" # 20,100 puzzles
-	# standard error in a file: a racer that would not end must not keep
-	# run waiting after timeout has ended the pipeline (the teardown finds it)
-	run timeout -k 5 30 bash -c "sudoku-race --no-cache --shards 3 '$T/in' 2>'$T/err' | head -n 1
-		echo \"status \${PIPESTATUS[0]}\""
-	assert_success
-	assert_equal "${#lines[@]}" 2
-	assert_line --index 0 "$(head -n 1 "$DATA/easy9.solutions")"
-	assert_line --index 1 "status 0"
-	assert_equal "$(cat "$T/err")" ""
+	head_of_race
 	# slow workers: every part is still at work when head goes
-	run timeout -k 5 30 bash -c "sudoku-race --no-cache --shards 3 -j 3 --workers '$(slowpoke 0.05)' '$T/in' \
-		2>'$T/err' | head -n 1
-		echo \"status \${PIPESTATUS[0]}\""
-	assert_success
-	assert_equal "${#lines[@]}" 2
-	assert_line --index 0 "$(head -n 1 "$DATA/easy9.solutions")"
-	assert_line --index 1 "status 0"
-	assert_equal "$(cat "$T/err")" ""
+	head_of_race -j 3 --workers "'$(slowpoke 0.05)'"
 }
 
 # sharded_busy PID N: the racer PID listens for SIGINT and SIGTERM, and N
