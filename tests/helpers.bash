@@ -253,6 +253,12 @@ last_message() {
 		END { print s }'
 }
 
+# slowpoke_answers: $T/answers, the "PUZZLE SOLUTION" lines of the easy
+# puzzles that slowpoke's entries answer from (a suite's setup writes it)
+slowpoke_answers() {
+	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
+}
+
 # slowpoke [DELAY]: a well-behaved worker entry that answers after DELAY s
 slowpoke() {
 	echo "fake-slowpoke:answers=$T/answers:delay=${1:-0.2}"

@@ -9,7 +9,7 @@ load helpers
 setup() {
 	leak_setup
 	T=$BATS_TEST_TMPDIR
-	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
+	slowpoke_answers
 }
 
 @test "a presolver that dies with a queue: every puzzle queued on it is raced again, none unsolved" {

@@ -10,7 +10,7 @@ load helpers
 setup() {
 	leak_setup
 	T=$BATS_TEST_TMPDIR
-	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
+	slowpoke_answers
 }
 
 # A line of --stats' summary (read on stdin): "schedule: ...".

@@ -13,8 +13,7 @@ setup() {
 	leak_setup
 	export XDG_CACHE_HOME="$BATS_TEST_TMPDIR/xdg"
 	T=$BATS_TEST_TMPDIR
-	# the slowpoke's answers: "PUZZLE SOLUTION" for the easy puzzles
-	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
+	slowpoke_answers
 }
 
 # repeat N FILE...: the FILEs one after the other, N times

@@ -10,7 +10,7 @@ load helpers
 setup() {
 	leak_setup
 	T=$BATS_TEST_TMPDIR
-	paste -d' ' "$DATA/easy9.txt" "$DATA/easy9.solutions" >"$T/answers"
+	slowpoke_answers
 }
 
 # slowpokes N DELAY: N slowpoke entries (told apart by a seed), comma-separated
